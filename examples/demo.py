@@ -1,0 +1,81 @@
+"""The toolrail demo: one registry, two agents with different tool tables, and what a
+handful of calls return — successes, a validation failure, a call that is not allowed,
+a tool that fails, a timeout — as an agent loop would see them."""
+
+from __future__ import annotations
+
+import asyncio
+
+from demo_tools import fetch_status, save_note, search_docs, slow_report, word_count
+
+from toolrail import (
+    AgentToolTable,
+    ExecutionContext,
+    Executor,
+    Failure,
+    InvalidArguments,
+    NotAllowed,
+    Success,
+    TimedOut,
+    ToolCall,
+    ToolOutcome,
+    ToolRegistry,
+)
+
+AGENTS = AgentToolTable(
+    {
+        "researcher": ["search_docs", "word_count", "slow_report", "fetch_status"],
+        "writer": ["word_count", "save_*"],
+    }
+)
+
+CALLS = [
+    ("researcher", ToolCall(name="search_docs", arguments='{"query": "retries", "limit": 1}')),
+    ("researcher", ToolCall(name="word_count", arguments={"text": "errors are values"})),
+    ("researcher", ToolCall(name="search_docs", arguments='{"query": "x", "limit": 50, "q": 1}')),
+    ("researcher", ToolCall(name="save_note", arguments={"title": "t", "body": "b"})),
+    ("writer", ToolCall(name="save_note", arguments={"title": "plan", "body": "ship it"})),
+    ("researcher", ToolCall(name="fetch_status", arguments={"service": "billing"})),
+    ("researcher", ToolCall(name="slow_report", arguments={"topic": "latency"})),
+    ("writer", ToolCall(name="serach_docs", arguments={})),
+]
+
+
+def show(outcome: ToolOutcome) -> str:
+    """What an agent loop does with an outcome: match on it."""
+    match outcome.result:
+        case Success(value):
+            return f"✅ Success: {value!r}"
+        case Failure(InvalidArguments(issues=issues)):
+            lines = "".join(f"\n      {issue}" for issue in issues)
+            return f"✏️  InvalidArguments — the model reads this and fixes its call:{lines}"
+        case Failure(NotAllowed(message=message)):
+            return f"🚫 NotAllowed: {message}"
+        case Failure(TimedOut(timeout_s=seconds)):
+            return f"⏱  TimedOut after {seconds:g}s — the loop decides what next"
+        case Failure(error):
+            fixable = "the model can fix this" if error.model_can_fix else "the loop decides"
+            return f"❌ {type(error).__name__} ({fixable}): {error.message}"
+        case _:
+            return "?"
+
+
+async def main() -> None:
+    registry = ToolRegistry([search_docs, word_count, slow_report, save_note, fetch_status])
+    executor = Executor(registry, agents=AGENTS)
+    print(__doc__)
+    for agent in ("researcher", "writer"):
+        names = ", ".join(t.name for t in executor.visible(agent))
+        print(f"  {agent:10} may call: {names}")
+    print()
+    for agent, call in CALLS:
+        outcome = await executor.run(call, ExecutionContext(agent=agent))
+        arguments = (
+            call.arguments if isinstance(call.arguments, str) else dict(call.arguments or {})
+        )
+        print(f"→ {agent} calls {call.name} {arguments}")
+        print(f"    {show(outcome)}  ({outcome.duration_ms:.1f} ms)\n")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

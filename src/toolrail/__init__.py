@@ -1,0 +1,69 @@
+"""toolrail: the layer between an LLM agent loop and its tools, with errors as values.
+
+A tool call always ends in a `returns` `Result`: `Success(output)` or `Failure(ToolError)`.
+"""
+
+from returns.result import Failure as Failure
+from returns.result import Result as Result
+from returns.result import Success as Success
+
+from toolrail.core.call import ToolCall as ToolCall
+from toolrail.core.call import ToolOutcome as ToolOutcome
+from toolrail.core.context import ExecutionContext as ExecutionContext
+from toolrail.core.control import Complete as Complete
+from toolrail.core.control import EndConversation as EndConversation
+from toolrail.core.decorator import tool as tool
+from toolrail.core.errors import ApprovalRequired as ApprovalRequired
+from toolrail.core.errors import ArgumentIssue as ArgumentIssue
+from toolrail.core.errors import BudgetExceeded as BudgetExceeded
+from toolrail.core.errors import Cancelled as Cancelled
+from toolrail.core.errors import CircuitOpen as CircuitOpen
+from toolrail.core.errors import ExecutionFailed as ExecutionFailed
+from toolrail.core.errors import InternalError as InternalError
+from toolrail.core.errors import InvalidArguments as InvalidArguments
+from toolrail.core.errors import NotAllowed as NotAllowed
+from toolrail.core.errors import PermissionDenied as PermissionDenied
+from toolrail.core.errors import TimedOut as TimedOut
+from toolrail.core.errors import ToolError as ToolError
+from toolrail.core.errors import TransportError as TransportError
+from toolrail.core.errors import UnknownTool as UnknownTool
+from toolrail.core.params import ParameterSchema as ParameterSchema
+from toolrail.core.tool import Tool as Tool
+from toolrail.core.tool import ToolAnnotations as ToolAnnotations
+from toolrail.executor import Executor as Executor
+from toolrail.registry import AgentToolTable as AgentToolTable
+from toolrail.registry import DuplicateToolError as DuplicateToolError
+from toolrail.registry import ToolRegistry as ToolRegistry
+
+__all__ = [
+    "AgentToolTable",
+    "ApprovalRequired",
+    "ArgumentIssue",
+    "BudgetExceeded",
+    "Cancelled",
+    "CircuitOpen",
+    "Complete",
+    "DuplicateToolError",
+    "EndConversation",
+    "ExecutionContext",
+    "ExecutionFailed",
+    "Executor",
+    "Failure",
+    "InternalError",
+    "InvalidArguments",
+    "NotAllowed",
+    "ParameterSchema",
+    "PermissionDenied",
+    "Result",
+    "Success",
+    "TimedOut",
+    "Tool",
+    "ToolAnnotations",
+    "ToolCall",
+    "ToolError",
+    "ToolOutcome",
+    "ToolRegistry",
+    "TransportError",
+    "UnknownTool",
+    "tool",
+]

@@ -1,0 +1,118 @@
+"""`toolrail.toml`: which tools to load, which agents may call them, and where logs go."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pydantic
+from returns.result import Failure, Result, Success
+
+from toolrail.core.tool import Tool
+from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
+
+
+class ConfigError(ValueError):
+    """A configuration file or tool module could not be used; the message says how to fix it."""
+
+
+class _Section(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+
+
+class ToolsSection(_Section):
+    modules: tuple[str, ...] = ()
+
+
+class AgentSection(_Section):
+    tools: tuple[str, ...] = ()
+    permissions: frozenset[str] = frozenset()
+
+
+class LoggingSection(_Section):
+    directory: str = "logs"
+
+
+class Config(_Section):
+    """The parsed `toolrail.toml`; relative paths are relative to the file's directory."""
+
+    tools: ToolsSection = ToolsSection()
+    agents: dict[str, AgentSection] = {}
+    logging: LoggingSection = LoggingSection()
+    root: Path = Path()
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any], *, root: Path = Path()) -> Result[Config, ConfigError]:
+        try:
+            return Success(cls.model_validate({**data, "root": root}))
+        except pydantic.ValidationError as error:
+            lines = [
+                f"- {'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                for e in error.errors(include_url=False)
+            ]
+            return Failure(ConfigError("invalid toolrail.toml:\n" + "\n".join(lines)))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Result[Config, ConfigError]:
+        file = Path(path)
+        try:
+            data = tomllib.loads(file.read_text(encoding="utf-8"))
+        except OSError as error:
+            return Failure(ConfigError(f"cannot read {file}: {error.strerror}"))
+        except tomllib.TOMLDecodeError as error:
+            return Failure(ConfigError(f"{file} is not valid TOML: {error}"))
+        return cls.parse(data, root=file.resolve().parent)
+
+    def agent_table(self) -> AgentToolTable | None:
+        if not self.agents:
+            return None
+        return AgentToolTable({name: agent.tools for name, agent in self.agents.items()})
+
+    def registry(self) -> Result[ToolRegistry, ConfigError]:
+        return load_tools(self.tools.modules, root=self.root)
+
+
+def load_tools(modules: Iterable[str], *, root: Path = Path()) -> Result[ToolRegistry, ConfigError]:
+    """Every `Tool` defined at the top level of the given modules (dotted names or .py paths)."""
+    registry = ToolRegistry()
+    for spec in modules:
+        try:
+            module = _import(spec, root)
+            for found in tools_in(module):
+                registry.register(found)
+        except ConfigError as error:
+            return Failure(error)
+        except Exception as error:
+            return Failure(ConfigError(f"cannot load tools from {spec!r}: {error}"))
+    return Success(registry)
+
+
+def tools_in(module: ModuleType) -> list[AnyTool]:
+    return [value for value in vars(module).values() if isinstance(value, Tool)]
+
+
+def _import(spec: str, root: Path) -> ModuleType:
+    if spec.endswith(".py"):
+        file = (root / spec).resolve()
+        loader = importlib.util.spec_from_file_location(file.stem, file)
+        if loader is None or loader.loader is None or not file.exists():
+            raise ConfigError(f"no Python file at {file}")
+        module = importlib.util.module_from_spec(loader)
+        sys.modules[file.stem] = module
+        loader.loader.exec_module(module)
+        return module
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as error:
+        raise ConfigError(
+            f"cannot import {spec!r} ({error}); give a dotted module name importable from "
+            f"{root} or a path to a .py file"
+        ) from error

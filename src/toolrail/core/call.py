@@ -1,0 +1,40 @@
+"""What a model asked for (`ToolCall`) and what came of it (`ToolOutcome`)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from returns.result import Result
+
+from toolrail.core.errors import ToolError
+
+RawArguments = str | bytes | Mapping[str, object] | None
+"""Arguments as providers deliver them: a JSON string, an already-parsed object, or nothing."""
+
+
+def _new_call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:16]}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCall:
+    """One tool call requested by a model; `arguments` stay raw until validation."""
+
+    name: str
+    arguments: RawArguments = None
+    id: str = field(default_factory=_new_call_id)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolOutcome:
+    """The result of one call with when it started and how long it took."""
+
+    call: ToolCall
+    result: Result[object, ToolError]
+    started_at: datetime
+    duration_ms: float
+    attempts: int = 1
+    metadata: Mapping[str, object] = field(default_factory=dict)

@@ -1,0 +1,42 @@
+"""The context a tool runs in: who is calling, in which conversation, and a progress line."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ProgressCallback = Callable[[float, float | None, str | None], None]
+"""Receives `(progress, total, message)` from a running tool."""
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExecutionContext:
+    """Frozen facts about a call's surroundings; the executor adds the call id and progress.
+
+    >>> ExecutionContext(agent="planner", permissions=frozenset({"fs:read"})).agent
+    'planner'
+    """
+
+    agent: str = "default"
+    permissions: frozenset[str] = frozenset()
+    conversation_id: str = field(default_factory=_new_id)
+    phase: str | None = None
+    project_root: Path = field(default_factory=Path)
+    request_id: str | None = None
+    trace_id: str | None = None
+    call_id: str | None = None
+    batch_id: str | None = None
+    on_progress: ProgressCallback | None = field(default=None, repr=False, compare=False)
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Tell whoever is watching how far the tool has got; safe from any thread."""
+        if self.on_progress is not None:
+            self.on_progress(progress, total, message)

@@ -1,0 +1,221 @@
+"""`@tool`: build a `Tool` from a function, in either of two forms.
+
+Functional form — the body returns a `Result` itself::
+
+    @tool
+    async def search(args: SearchArgs, ctx: ExecutionContext) -> Result[list[str], ToolError]:
+        ...
+
+Plain form — a typed function; its parameters become the input model, its docstring the
+description, a return value becomes `Success` and a raised exception
+`Failure(ExecutionFailed)`. Sync functions run in a worker thread, off the event loop::
+
+    @tool
+    def add(a: int, b: int) -> int:
+        "Add two integers."
+        return a + b
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import sys
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar, get_type_hints, overload
+
+import pydantic
+from returns.result import Failure, Result, Success
+
+from toolrail.core.context import ExecutionContext
+from toolrail.core.docstrings import parse_docstring
+from toolrail.core.errors import ExecutionFailed, ToolError
+from toolrail.core.params import ParameterSchema
+from toolrail.core.tool import DEFAULT_ANNOTATIONS, Tool, ToolAnnotations
+
+ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
+Out = TypeVar("Out")
+
+FunctionalTool = Callable[[ModelT, ExecutionContext], Awaitable[Result[Out, ToolError]]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolOptions:
+    """What `@tool(...)` may set beyond what the function itself says."""
+
+    name: str | None = None
+    description: str | None = None
+    annotations: ToolAnnotations = DEFAULT_ANNOTATIONS
+    permissions: Iterable[str] = ()
+    tags: Iterable[str] = ()
+    timeout_s: float | None = None
+    describe: Callable[[Any], str] | None = None
+    prompt_fragment: str | None = None
+    output_schema: Mapping[str, object] | None = None
+
+    @overload
+    def __call__(self, fn: FunctionalTool[ModelT, Out], /) -> Tool[ModelT, Out]: ...
+    @overload
+    def __call__(
+        self, fn: Callable[..., Awaitable[Result[Out, ToolError]]], /
+    ) -> Tool[Any, Out]: ...
+    @overload
+    def __call__(self, fn: Callable[..., Result[Out, ToolError]], /) -> Tool[Any, Out]: ...
+    @overload
+    def __call__(self, fn: Callable[..., Awaitable[Out]], /) -> Tool[Any, Out]: ...
+    @overload
+    def __call__(self, fn: Callable[..., Out], /) -> Tool[Any, Out]: ...
+    def __call__(self, fn: Callable[..., Any], /) -> Tool[Any, Any]:
+        return _build(fn, self, sys._getframe(1).f_locals)
+
+
+@overload
+def tool(fn: FunctionalTool[ModelT, Out], /) -> Tool[ModelT, Out]: ...
+@overload
+def tool(fn: Callable[..., Awaitable[Result[Out, ToolError]]], /) -> Tool[Any, Out]: ...
+@overload
+def tool(fn: Callable[..., Result[Out, ToolError]], /) -> Tool[Any, Out]: ...
+@overload
+def tool(fn: Callable[..., Awaitable[Out]], /) -> Tool[Any, Out]: ...
+@overload
+def tool(fn: Callable[..., Out], /) -> Tool[Any, Out]: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    annotations: ToolAnnotations = DEFAULT_ANNOTATIONS,
+    permissions: Iterable[str] = (),
+    tags: Iterable[str] = (),
+    timeout_s: float | None = None,
+    describe: Callable[[Any], str] | None = None,
+    prompt_fragment: str | None = None,
+    output_schema: Mapping[str, object] | None = None,
+) -> ToolOptions: ...
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    annotations: ToolAnnotations = DEFAULT_ANNOTATIONS,
+    permissions: Iterable[str] = (),
+    tags: Iterable[str] = (),
+    timeout_s: float | None = None,
+    describe: Callable[[Any], str] | None = None,
+    prompt_fragment: str | None = None,
+    output_schema: Mapping[str, object] | None = None,
+) -> Tool[Any, Any] | ToolOptions:
+    """Make a `Tool` from a function: `@tool` or `@tool(name=..., timeout_s=..., ...)`."""
+    options = ToolOptions(
+        name=name,
+        description=description,
+        annotations=annotations,
+        permissions=permissions,
+        tags=tags,
+        timeout_s=timeout_s,
+        describe=describe,
+        prompt_fragment=prompt_fragment,
+        output_schema=output_schema,
+    )
+    return options if fn is None else _build(fn, options, sys._getframe(1).f_locals)
+
+
+def _build(
+    fn: Callable[..., Any], options: ToolOptions, caller_locals: Mapping[str, Any]
+) -> Tool[Any, Any]:
+    """`caller_locals` resolve annotations naming classes local to the defining function."""
+    name = options.name or str(getattr(fn, "__name__", ""))
+    try:
+        hints = get_type_hints(fn, localns=dict(caller_locals))
+    except (NameError, TypeError) as error:
+        raise TypeError(f"tool {name!r}: cannot resolve its type annotations: {error}") from error
+    signature = inspect.signature(fn)
+    doc = parse_docstring(inspect.getdoc(fn))
+    description = options.description or doc.summary
+    if not description:
+        raise ValueError(f"tool {name!r} needs a description: add a docstring or description=")
+    if _is_functional(signature, hints):
+        model = hints[next(iter(signature.parameters))]
+        parameters: ParameterSchema[Any] = ParameterSchema.from_model(model)
+        execute = fn
+    else:
+        parameters, execute = _plain(fn, name, signature, hints, doc.params)
+    return Tool(
+        name=name,
+        description=description,
+        parameters=parameters,
+        execute=execute,
+        prompt_fragment=options.prompt_fragment,
+        annotations=options.annotations,
+        permissions=frozenset(options.permissions),
+        tags=frozenset(options.tags),
+        timeout_s=options.timeout_s,
+        describe=options.describe,
+        output_schema=options.output_schema,
+    )
+
+
+def _is_functional(signature: inspect.Signature, hints: dict[str, Any]) -> bool:
+    """`async def f(args: SomeModel, ctx: ExecutionContext) -> Result[...]`."""
+    params = list(signature.parameters)
+    if len(params) != 2:
+        return False
+    first, second = (hints.get(p) for p in params)
+    return (
+        inspect.isclass(first)
+        and issubclass(first, pydantic.BaseModel)
+        and second is ExecutionContext
+    )
+
+
+def _plain(
+    fn: Callable[..., Any],
+    name: str,
+    signature: inspect.Signature,
+    hints: dict[str, Any],
+    param_docs: dict[str, str],
+) -> tuple[ParameterSchema[Any], Callable[[Any, ExecutionContext], Awaitable[Any]]]:
+    """Input model from the parameters, and a body that turns returns/raises into Results."""
+    fields: dict[str, Any] = {}
+    arg_names: dict[str, str] = {}  # model field → function parameter
+    ctx_param: str | None = None
+    for param in signature.parameters.values():
+        if hints.get(param.name) is ExecutionContext:
+            ctx_param = param.name
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+            raise TypeError(f"tool {name!r}: parameter {param.name!r} must be a named parameter")
+        if param.name not in hints:
+            raise TypeError(
+                f"tool {name!r}: parameter {param.name!r} needs a type annotation "
+                "so the model knows what to send"
+            )
+        default = ... if param.default is param.empty else param.default
+        # a parameter called e.g. `json` or `_x` cannot be a pydantic field name: alias it
+        field_name = param.name
+        if param.name.startswith("_") or hasattr(pydantic.BaseModel, param.name):
+            field_name = f"arg_{param.name.lstrip('_')}"
+        info = pydantic.Field(default, description=param_docs.get(param.name), alias=param.name)
+        fields[field_name] = (hints[param.name], info)
+        arg_names[field_name] = param.name
+    model = pydantic.create_model(
+        "".join(part.title() for part in name.split("_")) + "Arguments",
+        __config__=pydantic.ConfigDict(extra="forbid", populate_by_name=True),
+        **fields,
+    )
+    is_async = inspect.iscoroutinefunction(fn)
+
+    async def execute(args: pydantic.BaseModel, ctx: ExecutionContext) -> Result[Any, ToolError]:
+        kwargs = {arg_names[key]: getattr(args, key) for key in arg_names}
+        if ctx_param is not None:
+            kwargs[ctx_param] = ctx
+        try:
+            value = await fn(**kwargs) if is_async else await asyncio.to_thread(fn, **kwargs)
+        except Exception as error:
+            return Failure(ExecutionFailed.from_exception(error))
+        # a plain function may still return a Result itself: pass it through
+        return value if isinstance(value, Result) else Success(value)
+
+    return ParameterSchema.from_model(model), execute

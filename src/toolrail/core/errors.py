@@ -1,0 +1,176 @@
+"""Everything that can go wrong with a tool call, as values.
+
+    ToolError                      kind                model_can_fix
+    ├── UnknownTool                "unknown_tool"        yes  no tool by that name
+    ├── NotAllowed                 "not_allowed"         yes  not in this agent's table
+    ├── PermissionDenied           "permission_denied"   no   agent lacks a permission
+    ├── ApprovalRequired           "approval_required"   no   a human must decide first
+    ├── InvalidArguments           "invalid_arguments"   yes  every issue, with its path
+    ├── ExecutionFailed            "execution_failed"    no*  the tool itself failed
+    ├── TimedOut                   "timed_out"           no   deadline passed
+    ├── CircuitOpen                "circuit_open"        no   failing fast after failures
+    ├── BudgetExceeded             "budget_exceeded"     no   a call limit was reached
+    ├── Cancelled                  "cancelled"           no   the call was cancelled
+    ├── TransportError             "transport_error"     no   an MCP server or link broke
+    └── InternalError              "internal_error"      no   a bug in toolrail
+
+`model_can_fix` answers "should the model read this and try again?" — a smarter model could
+have avoided it (bad name, bad arguments) — versus "the machinery broke" and the loop
+decides. (*) A tool may return `ExecutionFailed(..., model_can_fix=True)` when its failure
+is one the model can correct, such as a missing file or an MCP `isError` result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolError:
+    """Base of every tool failure; `message` is written for the model and for people."""
+
+    kind: ClassVar[str] = "tool_error"
+    message: str
+    model_can_fix: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnknownTool(ToolError):
+    """No tool is registered under `name`; `suggestions` are close names that exist."""
+
+    kind: ClassVar[str] = "unknown_tool"
+    name: str
+    suggestions: tuple[str, ...] = ()
+    model_can_fix: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NotAllowed(ToolError):
+    """The tool exists but is not in this agent's tool table."""
+
+    kind: ClassVar[str] = "not_allowed"
+    tool: str
+    agent: str
+    model_can_fix: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PermissionDenied(ToolError):
+    """The agent was not granted every permission the tool declares."""
+
+    kind: ClassVar[str] = "permission_denied"
+    tool: str
+    missing: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalRequired(ToolError):
+    """A human must approve this call first; `request_id` names the pending request."""
+
+    kind: ClassVar[str] = "approval_required"
+    tool: str
+    request_id: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArgumentIssue:
+    """One thing wrong with a call's arguments, at a JSON path such as `$.items[2].qty`."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InvalidArguments(ToolError):
+    """The arguments did not fit the tool's input schema; lists every issue found."""
+
+    kind: ClassVar[str] = "invalid_arguments"
+    tool: str = ""
+    issues: tuple[ArgumentIssue, ...] = ()
+    model_can_fix: bool = True
+
+    @classmethod
+    def of(cls, tool: str, issues: tuple[ArgumentIssue, ...]) -> InvalidArguments:
+        """Build the error with a message that lists each issue on its own line."""
+        lines = "\n".join(f"- {issue}" for issue in issues)
+        name = f" for {tool}" if tool else ""
+        count = f"{len(issues)} issue{'s' if len(issues) != 1 else ''}"
+        return cls(
+            message=f"invalid arguments{name} ({count}); fix them and call again:\n{lines}",
+            tool=tool,
+            issues=issues,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExecutionFailed(ToolError):
+    """The tool ran and failed; `exception_type` names what it raised, if it raised."""
+
+    kind: ClassVar[str] = "execution_failed"
+    exception_type: str | None = None
+
+    @classmethod
+    def from_exception(cls, exc: BaseException) -> ExecutionFailed:
+        """Describe an exception in one line, without a traceback."""
+        name = type(exc).__name__
+        try:
+            text = str(exc).strip()
+        except Exception:  # an exception whose __str__ raises is still a failure to report
+            text = "<unprintable exception>"
+        return cls(message=f"{name}: {text}" if text else name, exception_type=name)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TimedOut(ToolError):
+    """The call did not finish within `timeout_s` seconds."""
+
+    kind: ClassVar[str] = "timed_out"
+    timeout_s: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CircuitOpen(ToolError):
+    """The tool failed repeatedly; calls fail fast until `retry_after_s` has passed."""
+
+    kind: ClassVar[str] = "circuit_open"
+    tool: str
+    retry_after_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetExceeded(ToolError):
+    """A limit on calls was reached; `limit` names it, `resets_in_s` says when it frees up."""
+
+    kind: ClassVar[str] = "budget_exceeded"
+    limit: str
+    resets_in_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Cancelled(ToolError):
+    """The call was cancelled before it finished."""
+
+    kind: ClassVar[str] = "cancelled"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransportError(ToolError):
+    """An MCP server or the connection to it broke; `server` names it."""
+
+    kind: ClassVar[str] = "transport_error"
+    server: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InternalError(ToolError):
+    """Something in toolrail itself went wrong; please report it."""
+
+    kind: ClassVar[str] = "internal_error"
+    details: tuple[str, ...] = field(default=())

@@ -1,0 +1,186 @@
+"""A tool's input schema: raw arguments in, validated input or `InvalidArguments` out.
+
+Two kinds share one interface: `PydanticParameters` for tools written in Python and
+`JsonSchemaParameters` for tools that arrive as JSON Schema (MCP servers, config files).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Generic, TypeVar
+
+import jsonschema
+import orjson
+import pydantic
+from jsonschema.exceptions import SchemaError
+from pydantic_core import ErrorDetails
+from returns.result import Failure, Result, Success
+
+from toolrail.core.call import RawArguments
+from toolrail.core.errors import ArgumentIssue, InvalidArguments
+
+In = TypeVar("In")
+ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
+JsonObject = dict[str, object]
+
+_MAX_SHOWN_INPUT = 60
+
+
+class ParameterSchema(abc.ABC, Generic[In]):
+    """Validates raw arguments into `In`, and exports the JSON Schema a model is shown."""
+
+    @abc.abstractmethod
+    def validate(self, raw: RawArguments, *, tool: str = "") -> Result[In, InvalidArguments]:
+        """Turn raw arguments (JSON text, a mapping, or None) into validated input."""
+
+    @abc.abstractmethod
+    def json_schema(self) -> JsonObject:
+        """The input schema as a JSON Schema object (Draft 2020-12)."""
+
+    @staticmethod
+    def from_model(model: type[ModelT]) -> PydanticParameters[ModelT]:
+        """Parameters validated by a pydantic model."""
+        return PydanticParameters(model)
+
+    @staticmethod
+    def from_json_schema(schema: Mapping[str, object]) -> JsonSchemaParameters:
+        """Parameters validated by a raw JSON Schema; raises `ValueError` if it is malformed."""
+        return JsonSchemaParameters(schema)
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    """`('items', 2, 'qty')` → `$.items[2].qty`."""
+    out = "$"
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN_INPUT else text[: _MAX_SHOWN_INPUT - 1] + "…"
+
+
+def _json_issue(error: Exception) -> ArgumentIssue:
+    return ArgumentIssue(
+        path="$", message=f"arguments are not valid JSON ({error}); send one JSON object"
+    )
+
+
+def _not_an_object(value: object) -> ArgumentIssue:
+    return ArgumentIssue(
+        path="$",
+        message=f"arguments must be a JSON object, got {type(value).__name__} {_shown(value)}",
+    )
+
+
+def _decode(raw: RawArguments) -> Result[object, ArgumentIssue]:
+    """Raw arguments → a Python value; empty text and None mean "no arguments"."""
+    if raw is None:
+        return Success({})
+    if isinstance(raw, str | bytes):
+        if not raw.strip():
+            return Success({})
+        try:
+            return Success(orjson.loads(raw))
+        except orjson.JSONDecodeError as error:
+            return Failure(_json_issue(error))
+    return Success(raw)
+
+
+class PydanticParameters(ParameterSchema[ModelT]):
+    """Validation by a pydantic model; unknown top-level fields are refused unless the model
+    itself says how to treat them (`model_config["extra"]`)."""
+
+    __slots__ = ("_strict_model", "model")
+
+    def __init__(self, model: type[ModelT]) -> None:
+        self.model = model
+        self._strict_model: type[ModelT] = (
+            model
+            if "extra" in model.model_config
+            else type(model.__name__, (model,), {"model_config": {"extra": "forbid"}})
+        )
+
+    def validate(self, raw: RawArguments, *, tool: str = "") -> Result[ModelT, InvalidArguments]:
+        try:
+            if isinstance(raw, str | bytes) and raw.strip():
+                # pydantic parses JSON itself, faster than decoding first
+                return Success(self._strict_model.model_validate_json(raw))
+            blank = raw is None or isinstance(raw, str | bytes)
+            return Success(self._strict_model.model_validate({} if blank else raw))
+        except pydantic.ValidationError as error:
+            issues = tuple(_pydantic_issue(detail) for detail in error.errors(include_url=False))
+            return Failure(InvalidArguments.of(tool, issues))
+
+    def json_schema(self) -> JsonObject:
+        return dict(self._schema)
+
+    @cached_property
+    def _schema(self) -> JsonObject:
+        schema: JsonObject = self._strict_model.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+    def __repr__(self) -> str:
+        return f"PydanticParameters({self.model.__name__})"
+
+
+def _pydantic_issue(detail: ErrorDetails) -> ArgumentIssue:
+    path = _path(tuple(detail["loc"]))
+    match detail["type"]:
+        case "json_invalid":
+            return _json_issue(ValueError(detail["msg"].removeprefix("Invalid JSON: ")))
+        case "model_type" | "model_attributes_type" if path == "$":
+            return _not_an_object(detail["input"])
+        case "missing":
+            message = "required field is missing"
+        case "extra_forbidden":
+            message = "unexpected field; remove it"
+        case _:
+            message = f"{detail['msg']} (got {_shown(detail['input'])})"
+    return ArgumentIssue(path=path, message=message)
+
+
+@dataclass(frozen=True, slots=True)
+class JsonSchemaParameters(ParameterSchema[JsonObject]):
+    """Validation by a raw JSON Schema (Draft 2020-12 unless the schema names another)."""
+
+    schema: Mapping[str, object]
+    _validator: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        validator_class = jsonschema.validators.validator_for(
+            self.schema, default=jsonschema.Draft202012Validator
+        )
+        try:
+            validator_class.check_schema(dict(self.schema))
+        except SchemaError as error:
+            raise ValueError(f"invalid JSON Schema for tool input: {error.message}") from error
+        object.__setattr__(self, "_validator", validator_class(self.schema))
+
+    def validate(
+        self, raw: RawArguments, *, tool: str = ""
+    ) -> Result[JsonObject, InvalidArguments]:
+        decoded = _decode(raw)
+        if isinstance(decoded, Failure):
+            return Failure(InvalidArguments.of(tool, (decoded.failure(),)))
+        value = decoded.unwrap()
+        if not isinstance(value, Mapping):
+            return Failure(InvalidArguments.of(tool, (_not_an_object(value),)))
+        arguments = dict(value)
+        try:
+            errors = sorted(self._validator.iter_errors(arguments), key=lambda e: e.json_path)
+        except Exception as error:  # a schema jsonschema cannot apply (bad regex, deep refs)
+            issue = ArgumentIssue(path="$", message=f"could not check arguments: {error}")
+            return Failure(InvalidArguments.of(tool, (issue,)))
+        if errors:
+            issues = tuple(ArgumentIssue(path=e.json_path, message=e.message) for e in errors)
+            return Failure(InvalidArguments.of(tool, issues))
+        return Success(arguments)
+
+    def json_schema(self) -> JsonObject:
+        return dict(self.schema)

@@ -1,0 +1,109 @@
+"""What happens to a tool call, as a closed union of frozen events.
+
+    ToolEvent
+    ├── ToolCallRequested   the model began a call (arguments may still be streaming)
+    ├── ToolStarted         arguments validated, the tool is running
+    ├── ToolProgress        the tool reported progress through `ctx.report_progress`
+    ├── ToolCompleted       it ended in `Success`
+    ├── ToolFailed          it ended in `Failure` (carries the `ToolError`)
+    ├── ToolRegistered      a tool joined a registry
+    └── ToolUnregistered    a tool left a registry
+
+Events go to sinks: small callables that take one event. A sink that raises is reported
+through structlog and never breaks a call; a sink that returns an awaitable gets it run in
+the background under a deadline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from toolrail.core.call import RawArguments, ToolOutcome
+from toolrail.core.context import ExecutionContext
+from toolrail.core.errors import ToolError
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _CallEvent:
+    call_id: str
+    tool: str
+    context: ExecutionContext = field(repr=False)
+    at: datetime = field(default_factory=_now)
+
+    @property
+    def agent(self) -> str:
+        return self.context.agent
+
+    @property
+    def conversation_id(self) -> str:
+        return self.context.conversation_id
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallRequested(_CallEvent):
+    """The model started a call; `arguments_so_far` is the partial JSON seen so far."""
+
+    arguments_so_far: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolStarted(_CallEvent):
+    """The tool is running with validated `arguments`; `description` is its one-liner."""
+
+    arguments: RawArguments
+    description: str | None = None
+    source: str = "local"
+    read_only: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolProgress(_CallEvent):
+    """A running tool said how far it has got."""
+
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCompleted(_CallEvent):
+    """The call ended in `Success`; `outcome.result` holds the output."""
+
+    outcome: ToolOutcome
+    source: str = "local"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolFailed(_CallEvent):
+    """The call ended in `Failure(error)`."""
+
+    outcome: ToolOutcome
+    error: ToolError
+    source: str = "local"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolRegistered:
+    tool: str
+    source: str = "local"
+    at: datetime = field(default_factory=_now)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolUnregistered:
+    tool: str
+    source: str = "local"
+    at: datetime = field(default_factory=_now)
+
+
+CallEvent = ToolCallRequested | ToolStarted | ToolProgress | ToolCompleted | ToolFailed
+ToolEvent = CallEvent | ToolRegistered | ToolUnregistered
+
+Sink = Callable[[ToolEvent], Awaitable[None] | None]
+"""Receives every event; returning an awaitable makes it run in the background."""

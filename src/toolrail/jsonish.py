@@ -1,0 +1,50 @@
+"""One JSON encoder for everything toolrail writes: orjson, with a fallback for the rest."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Set
+from typing import Any
+
+import orjson
+import pydantic
+
+from toolrail.core.errors import ToolError
+
+# dataclasses come to `_fallback` so that a ToolError carries its `kind`
+OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _fallback(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, ToolError):
+        return {"kind": value.kind, **_fields(value)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _fields(value)
+    if isinstance(value, Set):
+        return sorted(value, key=repr)
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, bytes | bytearray):
+        return value.decode("utf-8", errors="replace")
+    return repr(value)
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.repr}
+
+
+def dumps(value: object, *, indent: bool = False) -> bytes:
+    """JSON bytes for any value; what JSON cannot hold is written as its `repr`."""
+    options = OPTIONS | (orjson.OPT_INDENT_2 if indent else 0)
+    try:
+        return orjson.dumps(value, default=_fallback, option=options)
+    except (TypeError, orjson.JSONEncodeError):
+        # e.g. integers beyond 64 bits, or nesting deeper than orjson allows
+        return orjson.dumps(repr(value), option=options)
+
+
+def to_json_value(value: object) -> Any:
+    """The same value as plain JSON data (dicts, lists, strings, numbers, booleans, null)."""
+    return orjson.loads(dumps(value))

@@ -1,0 +1,57 @@
+"""Fan events out to sinks without letting a sink break or stall a tool call."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Iterable
+
+import structlog
+
+from toolrail.events import Sink, ToolEvent
+
+log = structlog.get_logger("toolrail.sinks")
+
+
+class Fanout:
+    """Calls each sink with each event; owns the background tasks of async sinks."""
+
+    def __init__(self, sinks: Iterable[Sink] = (), *, timeout_s: float = 5.0) -> None:
+        self.sinks: tuple[Sink, ...] = tuple(sinks)
+        self.timeout_s = timeout_s
+        self._pending: set[asyncio.Task[None]] = set()
+
+    def __bool__(self) -> bool:
+        return bool(self.sinks)
+
+    def emit(self, event: ToolEvent) -> None:
+        for sink in self.sinks:
+            try:
+                returned = sink(event)
+            except Exception:
+                log.exception("sink failed", sink=_name(sink), event_type=type(event).__name__)
+                continue
+            if inspect.isawaitable(returned):
+                self._background(returned, sink)
+
+    def _background(self, awaitable: Awaitable[None], sink: Sink) -> None:
+        task = asyncio.ensure_future(self._bounded(awaitable, sink))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _bounded(self, awaitable: Awaitable[None], sink: Sink) -> None:
+        try:
+            await asyncio.wait_for(awaitable, self.timeout_s)
+        except TimeoutError:
+            log.warning("sink too slow, event dropped", sink=_name(sink), timeout_s=self.timeout_s)
+        except Exception:
+            log.exception("sink failed", sink=_name(sink))
+
+    async def drain(self) -> None:
+        """Wait for async sinks still handling events (each bounded by `timeout_s`)."""
+        while self._pending:
+            await asyncio.gather(*self._pending, return_exceptions=True)
+
+
+def _name(sink: Sink) -> str:
+    return getattr(sink, "__qualname__", None) or type(sink).__name__

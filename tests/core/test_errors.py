@@ -1,0 +1,104 @@
+"""ToolError cases: kinds, defaults, and how they read."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolrail import (
+    ApprovalRequired,
+    ArgumentIssue,
+    BudgetExceeded,
+    Cancelled,
+    CircuitOpen,
+    ExecutionFailed,
+    InternalError,
+    InvalidArguments,
+    NotAllowed,
+    PermissionDenied,
+    TimedOut,
+    ToolError,
+    TransportError,
+    UnknownTool,
+)
+
+CASES: list[tuple[ToolError, str, bool]] = [
+    (UnknownTool(message="m", name="x"), "unknown_tool", True),
+    (NotAllowed(message="m", tool="t", agent="a"), "not_allowed", True),
+    (PermissionDenied(message="m", tool="t"), "permission_denied", False),
+    (ApprovalRequired(message="m", tool="t"), "approval_required", False),
+    (InvalidArguments(message="m"), "invalid_arguments", True),
+    (ExecutionFailed(message="m"), "execution_failed", False),
+    (TimedOut(message="m", timeout_s=1), "timed_out", False),
+    (CircuitOpen(message="m", tool="t"), "circuit_open", False),
+    (BudgetExceeded(message="m", limit="calls"), "budget_exceeded", False),
+    (Cancelled(message="m"), "cancelled", False),
+    (TransportError(message="m"), "transport_error", False),
+    (InternalError(message="m"), "internal_error", False),
+]
+
+
+@pytest.mark.parametrize(("error", "kind", "fixable"), CASES)
+def test_every_case_has_its_kind_and_default(error: ToolError, kind: str, fixable: bool) -> None:
+    """Each case names its kind and says by default whether the model can fix it."""
+    assert error.kind == kind
+    assert error.model_can_fix is fixable
+    assert str(error) == f"{kind}: m"
+
+
+def test_errors_are_frozen_values() -> None:
+    """Errors compare by value and cannot be changed."""
+    assert TimedOut(message="m", timeout_s=1) == TimedOut(message="m", timeout_s=1)
+    error = UnknownTool(message="m", name="x")
+    with pytest.raises(AttributeError):
+        error.message = "other"  # type: ignore[misc]
+
+
+def test_execution_failed_may_be_marked_fixable() -> None:
+    """A tool can say its failure is one the model can correct."""
+    assert ExecutionFailed(message="no such file", model_can_fix=True).model_can_fix
+
+
+def test_invalid_arguments_message_lists_every_issue() -> None:
+    """The message a model reads names each path and problem."""
+    error = InvalidArguments.of(
+        "search",
+        (ArgumentIssue(path="$.q", message="missing"), ArgumentIssue(path="$.n", message="bad")),
+    )
+    assert "search" in error.message
+    assert "2 issues" in error.message
+    assert "- $.q: missing" in error.message
+    assert "- $.n: bad" in error.message
+
+
+def test_from_exception_is_one_line_without_traceback() -> None:
+    """An exception becomes `Type: message`, and an unprintable one still becomes a value."""
+
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    assert ExecutionFailed.from_exception(KeyError("k")).message == "KeyError: 'k'"
+    assert ExecutionFailed.from_exception(ValueError()).message == "ValueError"
+    weird = ExecutionFailed.from_exception(Unprintable())
+    assert weird.exception_type == "Unprintable"
+    assert "unprintable" in weird.message
+
+
+def test_match_on_error_cases() -> None:
+    """An agent loop can pattern-match on the error tree."""
+
+    def route(error: ToolError) -> str:
+        match error:
+            case InvalidArguments(issues=issues):
+                return f"fix {len(issues)}"
+            case TimedOut(timeout_s=seconds):
+                return f"slow {seconds}"
+            case ToolError(model_can_fix=True):
+                return "retry"
+            case _:
+                return "stop"
+
+    assert route(InvalidArguments(message="m")) == "fix 0"
+    assert route(TimedOut(message="m", timeout_s=2)) == "slow 2"
+    assert route(UnknownTool(message="m", name="x")) == "retry"
+    assert route(InternalError(message="m")) == "stop"

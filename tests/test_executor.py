@@ -1,0 +1,322 @@
+"""The executor: every step of the railway, and that nothing escapes it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from pydantic import BaseModel
+from returns.result import Failure, Result, Success
+
+from toolrail import (
+    AgentToolTable,
+    Cancelled,
+    ExecutionContext,
+    ExecutionFailed,
+    Executor,
+    InternalError,
+    InvalidArguments,
+    NotAllowed,
+    TimedOut,
+    ToolCall,
+    ToolError,
+    ToolRegistry,
+    UnknownTool,
+    tool,
+)
+from toolrail.events import ToolCompleted, ToolEvent, ToolFailed, ToolProgress, ToolStarted
+
+pytestmark = pytest.mark.anyio
+
+
+class Echo(BaseModel):
+    text: str
+
+
+@tool(describe=lambda args: f"echoing {args.text}")
+async def echo(args: Echo, ctx: ExecutionContext) -> Result[str, ToolError]:
+    """Echo the text."""
+    return Success(args.text)
+
+
+@tool(timeout_s=0.05)
+async def sleepy() -> str:
+    """Sleep too long."""
+    await asyncio.sleep(10)
+    return "late"
+
+
+@tool
+async def raises_timeout_itself() -> str:
+    """Raise a TimeoutError that is not the executor's deadline."""
+    raise TimeoutError("upstream socket")
+
+
+@tool
+async def waits(ctx: ExecutionContext) -> str:
+    """Wait until cancelled."""
+    await asyncio.Event().wait()
+    return "never"
+
+
+@tool
+async def self_cancels() -> str:
+    """Raise CancelledError from inside."""
+    raise asyncio.CancelledError
+
+
+@tool
+def progresses(steps: int, ctx: ExecutionContext) -> int:
+    """Report progress from a worker thread."""
+    for step in range(steps):
+        ctx.report_progress(step + 1, steps, f"step {step + 1}")
+    return steps
+
+
+@tool
+async def exits() -> str:
+    """Call sys.exit."""
+    raise SystemExit(3)
+
+
+def executor(**kwargs: object) -> Executor:
+    registry = ToolRegistry(
+        [echo, sleepy, raises_timeout_itself, waits, self_cancels, progresses, exits]
+    )
+    return Executor(registry, **kwargs)  # type: ignore[arg-type]
+
+
+async def run(ex: Executor, name: str, arguments: object = None, agent: str = "a") -> object:
+    outcome = await ex.run(ToolCall(name=name, arguments=arguments), ExecutionContext(agent=agent))  # type: ignore[arg-type]
+    return outcome.result
+
+
+async def test_success_outcome_carries_timing_and_call() -> None:
+    """A good call gives Success with the call, a start time and a duration."""
+    call = ToolCall(name="echo", arguments='{"text": "hi"}', id="c1")
+    outcome = await executor().run(call, ExecutionContext())
+    assert outcome.result == Success("hi")
+    assert outcome.call is call
+    assert outcome.duration_ms >= 0
+    assert outcome.started_at.tzinfo is not None
+    assert outcome.metadata["source"] == "local"
+
+
+async def test_unknown_tool() -> None:
+    """Unknown names give UnknownTool with suggestions."""
+    result = await run(executor(), "ecko")
+    assert isinstance(result, Failure)
+    assert result.failure() == UnknownTool(
+        message="there is no tool named 'ecko'; did you mean echo?",
+        name="ecko",
+        suggestions=("echo",),
+    )
+
+
+async def test_agent_table_is_enforced_and_hides_names() -> None:
+    """Tools outside the table are NotAllowed; suggestions never reveal hidden tools."""
+    ex = executor(agents=AgentToolTable({"a": ["sleepy"]}))
+    assert isinstance((await run(ex, "echo", {"text": "x"})).failure(), NotAllowed)  # type: ignore[attr-defined]
+    unknown = (await run(ex, "ecko")).failure()  # type: ignore[attr-defined]
+    assert isinstance(unknown, UnknownTool)
+    assert unknown.suggestions == ()
+    assert [t.name for t in ex.visible("a")] == ["sleepy"]
+
+
+async def test_invalid_arguments() -> None:
+    """Bad arguments never reach the tool."""
+    result = await run(executor(), "echo", '{"text": 5, "x": 1}')
+    match result:
+        case Failure(InvalidArguments(tool="echo", issues=issues)):
+            assert [i.path for i in issues] == ["$.text", "$.x"]
+        case _:
+            raise AssertionError(result)
+
+
+async def test_timeout_is_a_value() -> None:
+    """A tool past its deadline gives TimedOut with the deadline."""
+    assert await run(executor(), "sleepy") == Failure(
+        TimedOut(message="sleepy did not finish within 0.05s", timeout_s=0.05)
+    )
+
+
+async def test_default_timeout_applies_to_tools_without_one() -> None:
+    """`default_timeout_s` bounds tools that set none."""
+    result = await run(executor(default_timeout_s=0.05), "waits")
+    assert isinstance(result, Failure)
+    assert isinstance(result.failure(), TimedOut)
+
+
+async def test_a_tools_own_timeout_error_is_an_execution_failure() -> None:
+    """A TimeoutError from inside the tool is its failure, not our deadline."""
+    result = await run(executor(default_timeout_s=5), "raises_timeout_itself")
+    assert result == Failure(
+        ExecutionFailed(message="TimeoutError: upstream socket", exception_type="TimeoutError")
+    )
+
+
+async def test_cancel_request_gives_cancelled() -> None:
+    """`executor.cancel(id)` ends a running call in Failure(Cancelled)."""
+    ex = executor()
+    started = asyncio.Event()
+    ex.sinks.sinks = (lambda e: started.set() if isinstance(e, ToolStarted) else None,)
+    call = ToolCall(name="waits", id="w1")
+    task = asyncio.create_task(ex.run(call, ExecutionContext()))
+    await asyncio.wait_for(started.wait(), 5)
+    assert ex.cancel("w1")
+    outcome = await asyncio.wait_for(task, 5)
+    assert isinstance(outcome.result.failure(), Cancelled)
+    assert not task.cancelled()
+    assert not ex.cancel("w1")
+
+
+async def test_outer_cancellation_propagates_after_recording() -> None:
+    """Cancelling the caller's task is the caller's business: it propagates, and is recorded."""
+    events: list[ToolEvent] = []
+    started = asyncio.Event()
+
+    def sink(event: ToolEvent) -> None:
+        events.append(event)
+        if isinstance(event, ToolStarted):
+            started.set()
+
+    ex = executor(sinks=[sink])
+    task = asyncio.create_task(ex.run(ToolCall(name="waits"), ExecutionContext()))
+    await asyncio.wait_for(started.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    failed = [e for e in events if isinstance(e, ToolFailed)]
+    assert len(failed) == 1
+    assert isinstance(failed[0].error, Cancelled)
+
+
+async def test_a_tool_raising_cancelled_is_cancelled() -> None:
+    """A CancelledError the tool raises on its own is a Cancelled value."""
+    result = await run(executor(), "self_cancels")
+    assert isinstance(result, Failure)
+    assert isinstance(result.failure(), Cancelled)
+
+
+async def test_system_exit_in_a_tool_does_not_end_the_process() -> None:
+    """A tool calling sys.exit fails; the agent loop lives on."""
+    result = await run(executor(), "exits")
+    assert isinstance(result, Failure)
+    assert result.failure().exception_type == "SystemExit"
+
+
+async def test_events_for_a_call_and_progress_from_threads() -> None:
+    """Started → progress… → completed, progress from a worker thread included."""
+    events: list[ToolEvent] = []
+    threads: set[int] = set()
+
+    def sink(event: ToolEvent) -> None:
+        threads.add(threading.get_ident())
+        events.append(event)
+
+    ex = executor(sinks=[sink])
+    result = await run(ex, "progresses", {"steps": 3})
+    await asyncio.sleep(0)  # let thread-posted progress callbacks run
+    assert result == Success(3)
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[0] == "ToolStarted"
+    assert kinds[-1] == "ToolCompleted"
+    progress = [e for e in events if isinstance(e, ToolProgress)]
+    assert [(p.progress, p.total, p.message) for p in progress] == [
+        (1, 3, "step 1"),
+        (2, 3, "step 2"),
+        (3, 3, "step 3"),
+    ]
+    assert threads == {threading.get_ident()}  # sinks only ever run on the loop's thread
+
+
+async def test_failing_and_async_sinks_do_not_break_calls() -> None:
+    """A raising sink is logged and skipped; an async sink runs in the background."""
+    seen: list[str] = []
+
+    def broken(event: ToolEvent) -> None:
+        raise RuntimeError("sink bug")
+
+    async def slow(event: ToolEvent) -> None:
+        await asyncio.sleep(0)
+        seen.append(type(event).__name__)
+
+    ex = executor(sinks=[broken, slow])
+    assert await run(ex, "echo", {"text": "ok"}) == Success("ok")
+    await ex.aclose()
+    assert seen == ["ToolStarted", "ToolCompleted"]
+
+
+async def test_stuck_async_sink_is_bounded() -> None:
+    """An async sink that never finishes is dropped after sink_timeout_s."""
+
+    async def stuck(event: ToolEvent) -> None:
+        await asyncio.Event().wait()
+
+    ex = executor(sinks=[stuck], sink_timeout_s=0.01)
+    assert await run(ex, "echo", {"text": "ok"}) == Success("ok")
+    await asyncio.wait_for(ex.aclose(), 5)
+
+
+async def test_describe_feeds_the_started_event() -> None:
+    """The tool's describe(input) becomes the started event's description."""
+    events: list[ToolEvent] = []
+    await run(executor(sinks=[events.append]), "echo", {"text": "x"})
+    started = [e for e in events if isinstance(e, ToolStarted)]
+    assert started[0].description == "echoing x"
+    completed = [e for e in events if isinstance(e, ToolCompleted)]
+    assert completed[0].outcome.result == Success("x")
+
+
+async def test_run_many_keeps_call_order_and_bounds_concurrency() -> None:
+    """Outcomes come back in call order; no more than max_concurrency run at once."""
+    running = 0
+    peak = 0
+
+    @tool
+    async def step(n: int) -> int:
+        """Count concurrency."""
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.001 * (5 - n))
+        running -= 1
+        return n
+
+    ex = Executor(ToolRegistry([step]))
+    calls = [ToolCall(name="step", arguments={"n": n}) for n in range(5)]
+    outcomes = await ex.run_many(calls, ExecutionContext(), max_concurrency=2)
+    assert [o.result for o in outcomes] == [Success(n) for n in range(5)]
+    assert [o.call for o in outcomes] == calls
+    assert peak == 2
+
+
+async def test_run_many_shares_one_batch_id() -> None:
+    """All calls of one batch carry the same batch id in their context."""
+    events: list[ToolEvent] = []
+    ex = executor(sinks=[events.append])
+    calls = [ToolCall(name="echo", arguments={"text": str(n)}) for n in range(3)]
+    await ex.run_many(calls, ExecutionContext())
+    batch_ids = {e.context.batch_id for e in events if isinstance(e, ToolCompleted)}
+    assert len(batch_ids) == 1
+    assert None not in batch_ids
+
+
+async def test_a_validator_that_raises_oddly_is_an_internal_error_value() -> None:
+    """Even an exception from deep inside validation comes back as a value."""
+
+    class Weird(BaseModel):
+        x: int
+
+        def model_post_init(self, context: object) -> None:
+            raise RuntimeError("validator bug")
+
+    @tool
+    async def weird(args: Weird, ctx: ExecutionContext) -> Result[int, ToolError]:
+        """Weird."""
+        return Success(args.x)
+
+    result = await run(Executor(ToolRegistry([weird])), "weird", {"x": 1})
+    assert isinstance(result, Failure)
+    assert isinstance(result.failure(), InternalError)

@@ -1,0 +1,174 @@
+"""Property: no exception escapes `Executor.run` for anything a tool or its input does."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, field_validator
+from returns.result import Failure, Result, Success
+
+from toolrail import (
+    ExecutionContext,
+    Executor,
+    ParameterSchema,
+    Tool,
+    ToolCall,
+    ToolError,
+    ToolOutcome,
+    ToolRegistry,
+)
+
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise ValueError("cannot print me")
+
+
+class Args(BaseModel):
+    value: object = None
+    count: int = 0
+
+    @field_validator("count")
+    @classmethod
+    def odd_counts_explode(cls, count: int) -> int:
+        if count == 13:
+            raise RuntimeError("validator raised a non-validation error")
+        return count
+
+
+async def _hang() -> Result[object, ToolError]:
+    await asyncio.Event().wait()
+    return Success(None)
+
+
+def _raise(exc: BaseException) -> Callable[[], Any]:
+    def body() -> Any:
+        raise exc
+
+    return body
+
+
+BEHAVIOURS: dict[str, Callable[[], Any]] = {
+    "success": lambda: Success({"ok": True}),
+    "success_weird": lambda: Success(object()),
+    "tool_error": lambda: Failure(ToolError(message="plain base error")),
+    "failure_not_tool_error": lambda: Failure(ValueError("not a ToolError")),
+    "failure_string": lambda: Failure("just a string"),
+    "plain_value": lambda: 42,
+    "none": lambda: None,
+    "value_error": _raise(ValueError("bad")),
+    "key_error": _raise(KeyError("missing")),
+    "unprintable": _raise(Unprintable()),
+    "system_exit": _raise(SystemExit(1)),
+    "recursion": _raise(RecursionError("deep")),
+    "cancelled": _raise(asyncio.CancelledError()),
+    "timeout_error": _raise(TimeoutError()),
+    "memory_error": _raise(MemoryError()),
+    "not_implemented": _raise(NotImplementedError()),
+}
+
+
+def _misbehaving(kind: str, progress: object) -> Tool[Args, object]:
+    behaviour = BEHAVIOURS.get(kind)
+
+    async def execute(args: Args, ctx: ExecutionContext) -> Result[object, ToolError]:
+        ctx.report_progress(progress, progress, str(progress))  # type: ignore[arg-type]
+        if kind == "hang":
+            return await _hang()
+        assert behaviour is not None
+        returned: Result[object, ToolError] = behaviour()
+        return returned
+
+    def describe(args: Args) -> str:
+        if args.count % 2:
+            raise RuntimeError("describe is broken too")
+        return f"doing {kind}"
+
+    return Tool(
+        name=f"t_{kind}",
+        description="a misbehaving tool",
+        parameters=ParameterSchema.from_model(Args),
+        execute=execute,
+        timeout_s=0.01,
+        describe=describe,
+    )
+
+
+TOOLS = ToolRegistry(
+    [_misbehaving(kind, None) for kind in [*BEHAVIOURS, "hang"]]
+    + [
+        Tool(
+            name="raw_schema",
+            description="raw",
+            parameters=ParameterSchema.from_json_schema(
+                {
+                    "type": "object",
+                    "properties": {"n": {"type": "integer", "maximum": 3}},
+                    "required": ["n"],
+                }
+            ),
+            execute=lambda args, ctx: _echo(args),
+        )
+    ]
+)
+
+
+async def _echo(args: object) -> Result[object, ToolError]:
+    return Success(args)
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["value", "count", "n", "x", ""]) | st.text(max_size=5),
+            children,
+            max_size=3,
+        )
+    ),
+    max_leaves=12,
+)
+ARGUMENTS = (
+    JSONISH
+    | st.text(max_size=40)
+    | st.binary(max_size=20)
+    | st.builds(lambda v: __import__("json").dumps(v), JSONISH)
+    | st.fixed_dictionaries({"count": st.integers(-20, 20), "value": JSONISH})
+)
+NAMES = st.sampled_from([*TOOLS.names(), "nope", "", "t_", "x" * 100])
+
+
+def _run(calls: list[ToolCall], sink_raises: bool) -> list[ToolOutcome]:
+    def sink(event: object) -> None:
+        if sink_raises:
+            raise RuntimeError("sink broke")
+
+    executor = Executor(TOOLS, sinks=[sink])
+    ctx = ExecutionContext(agent="fuzz")
+    with asyncio.Runner() as runner:
+        return runner.run(executor.run_many(calls, ctx, max_concurrency=4))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(NAMES, ARGUMENTS), min_size=1, max_size=6),
+    st.booleans(),
+)
+def test_nothing_escapes_run(calls: list[tuple[str, Any]], sink_raises: bool) -> None:
+    """Any name, any arguments, any tool behaviour: a ToolOutcome holding a Result."""
+    tool_calls = [ToolCall(name=name, arguments=args) for name, args in calls]
+    outcomes = _run(tool_calls, sink_raises)
+    assert [o.call for o in outcomes] == tool_calls
+    for outcome in outcomes:
+        match outcome.result:
+            case Success(_):
+                pass
+            case Failure(ToolError() as error):
+                assert error.message
+            case other:
+                raise AssertionError(f"not a Result of ToolError: {other!r}")
