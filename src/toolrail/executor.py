@@ -92,14 +92,13 @@ class Executor:
         """Run one call through lookup, validation and execution; always returns an outcome."""
         started_at = datetime.now(UTC)
         start = time.perf_counter()
+        ctx = ctx.for_call(call.id)
         tool: AnyTool | None = None
-        ctx = replace(ctx, call_id=call.id)
         try:
-            found = self._lookup(call, ctx)
-            if isinstance(found, Failure):
-                result: Result[object, ToolError] = found
+            tool = self._lookup(call, ctx)
+            if tool is None:
+                result = self._refusal(call, ctx)
             else:
-                tool = found.unwrap()
                 result = await self._validate_and_invoke(tool, call, ctx)
         except asyncio.CancelledError:
             # the caller cancelled the task awaiting us: record it, then let it propagate
@@ -136,14 +135,19 @@ class Executor:
 
     # --- the steps --------------------------------------------------------------------
 
-    def _lookup(self, call: ToolCall, ctx: ExecutionContext) -> Result[AnyTool, ToolError]:
-        found: Result[AnyTool, ToolError] = self.registry.get(call.name)
-        if self.agents is None:
-            return found
-        if isinstance(found, Failure):  # suggest only names this agent may call
-            visible = (t.name for t in self.visible(ctx.agent))
-            return Failure(unknown_tool(call.name, visible))
-        return self.agents.check(ctx.agent, call.name).map(lambda _: found.unwrap())
+    def _lookup(self, call: ToolCall, ctx: ExecutionContext) -> AnyTool | None:
+        """The tool to run, or None if it is unknown or not this agent's to call."""
+        tool = self.registry.find(call.name)
+        if tool is None or self.agents is None or self.agents.allows(ctx.agent, call.name):
+            return tool
+        return None
+
+    def _refusal(self, call: ToolCall, ctx: ExecutionContext) -> Result[object, ToolError]:
+        """Why `_lookup` found nothing: NotAllowed, or UnknownTool suggesting visible names."""
+        if call.name in self.registry:
+            assert self.agents is not None
+            return self.agents.check(ctx.agent, call.name).map(lambda _: None)
+        return Failure(unknown_tool(call.name, (t.name for t in self.visible(ctx.agent))))
 
     async def _validate_and_invoke(
         self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext
@@ -152,8 +156,8 @@ class Executor:
         if isinstance(validated, Failure):
             return validated
         args = validated.unwrap()
-        if self.sinks:
-            ctx = replace(ctx, on_progress=self._progress_reporter(call, tool, ctx))
+        if self.sinks.sinks:
+            ctx = ctx.for_call(call.id, self._progress_reporter(call, tool, ctx))
             self.sinks.emit(
                 ToolStarted(
                     call_id=call.id,
@@ -174,12 +178,15 @@ class Executor:
         task = asyncio.current_task()
         if task is not None:
             self._running[call.id] = task
-        deadline = asyncio.timeout(timeout_s)
+        deadline = asyncio.timeout(timeout_s) if timeout_s is not None else None
         try:
-            async with deadline:
+            if deadline is None:
                 returned = await tool.execute(args, ctx)
+            else:
+                async with deadline:
+                    returned = await tool.execute(args, ctx)
         except TimeoutError as error:
-            if deadline.expired():
+            if deadline is not None and deadline.expired():
                 return Failure(
                     TimedOut(
                         message=f"{tool.name} did not finish within {timeout_s:g}s",
@@ -240,7 +247,7 @@ class Executor:
             duration_ms=(time.perf_counter() - start) * 1000,
             metadata={"source": source},
         )
-        if self.sinks:
+        if self.sinks.sinks:
             if isinstance(result, Failure):
                 self.sinks.emit(
                     ToolFailed(

@@ -55,6 +55,10 @@ class ToolRegistry:
         """Remove a tool by name; returns the tool that was removed."""
         return self.get(name).map(lambda found: self._tools.pop(found.name))
 
+    def find(self, name: str) -> AnyTool | None:
+        """The tool called `name`, or None: the executor's hot path."""
+        return self._tools.get(name)
+
     def get(self, name: str) -> Result[AnyTool, UnknownTool]:
         """The tool called `name`, or `UnknownTool` with the closest names that exist."""
         found = self._tools.get(name)

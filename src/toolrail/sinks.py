@@ -21,9 +21,6 @@ class Fanout:
         self.timeout_s = timeout_s
         self._pending: set[asyncio.Task[None]] = set()
 
-    def __bool__(self) -> bool:
-        return bool(self.sinks)
-
     def emit(self, event: ToolEvent) -> None:
         for sink in self.sinks:
             try:

@@ -34,9 +34,25 @@ class ExecutionContext:
     batch_id: str | None = None
     on_progress: ProgressCallback | None = field(default=None, repr=False, compare=False)
 
+    def for_call(
+        self, call_id: str, on_progress: ProgressCallback | None = None
+    ) -> ExecutionContext:
+        """This context for one call (the executor's hot path: cheaper than `replace`)."""
+        copy = _new(ExecutionContext)
+        for name in _FIELDS:
+            _set(copy, name, getattr(self, name))
+        _set(copy, "call_id", call_id)
+        _set(copy, "on_progress", on_progress if on_progress is not None else self.on_progress)
+        return copy
+
     def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
         """Tell whoever is watching how far the tool has got; safe from any thread."""
         if self.on_progress is not None:
             self.on_progress(progress, total, message)
+
+
+_FIELDS = tuple(ExecutionContext.__dataclass_fields__)
+_new = object.__new__
+_set = object.__setattr__

@@ -195,9 +195,10 @@ def _plain(
         default = ... if param.default is param.empty else param.default
         # a parameter called e.g. `json` or `_x` cannot be a pydantic field name: alias it
         field_name = param.name
+        alias: str | None = None
         if param.name.startswith("_") or hasattr(pydantic.BaseModel, param.name):
-            field_name = f"arg_{param.name.lstrip('_')}"
-        info = pydantic.Field(default, description=param_docs.get(param.name), alias=param.name)
+            field_name, alias = f"arg_{param.name.lstrip('_')}", param.name
+        info = pydantic.Field(default, description=param_docs.get(param.name), alias=alias)
         fields[field_name] = (hints[param.name], info)
         arg_names[field_name] = param.name
     model = pydantic.create_model(
@@ -206,9 +207,13 @@ def _plain(
         **fields,
     )
     is_async = inspect.iscoroutinefunction(fn)
+    same_names = all(key == value for key, value in arg_names.items())
 
     async def execute(args: pydantic.BaseModel, ctx: ExecutionContext) -> Result[Any, ToolError]:
-        kwargs = {arg_names[key]: getattr(args, key) for key in arg_names}
+        if same_names:  # the model's fields are the function's parameters
+            kwargs = dict(args.__dict__)
+        else:
+            kwargs = {arg_names[key]: value for key, value in args.__dict__.items()}
         if ctx_param is not None:
             kwargs[ctx_param] = ctx
         try:

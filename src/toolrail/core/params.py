@@ -107,7 +107,7 @@ class PydanticParameters(ParameterSchema[ModelT]):
 
     def validate(self, raw: RawArguments, *, tool: str = "") -> Result[ModelT, InvalidArguments]:
         try:
-            if isinstance(raw, str | bytes) and raw.strip():
+            if isinstance(raw, str | bytes) and raw and not raw.isspace():
                 # pydantic parses JSON itself, faster than decoding first
                 return Success(self._strict_model.model_validate_json(raw))
             blank = raw is None or isinstance(raw, str | bytes)

@@ -1,0 +1,134 @@
+"""Per-call cost of the executor path against plain pydantic and the leading peers.
+
+Every contender validates the same JSON arguments `{"a": 1, "b": 2}` for an async
+`add(a: int, b: int) -> int` and calls it. Peers are called at their own tool-invocation
+entry points, without an agent run around them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from pydantic import BaseModel
+
+from bench.timing import AsyncCall, measure, report
+from toolrail import (
+    AgentToolTable,
+    ExecutionContext,
+    Executor,
+    Result,
+    Success,
+    ToolCall,
+    ToolError,
+    ToolRegistry,
+    tool,
+)
+
+ARGS = '{"a": 1, "b": 2}'
+
+
+async def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def plain_pydantic() -> AsyncCall:
+    async def call() -> object:
+        args = AddArgs.model_validate_json(ARGS)
+        return await add(args.a, args.b)
+
+    return call
+
+
+class AddArgs(BaseModel):
+    a: int
+    b: int
+
+
+@tool
+async def add_functional(args: AddArgs, ctx: ExecutionContext) -> Result[int, ToolError]:
+    """Add two integers."""
+    return Success(args.a + args.b)
+
+
+def toolrail_executor(*, with_table: bool, functional: bool = False) -> AsyncCall:
+    registry = ToolRegistry([tool(add), add_functional])
+    table = AgentToolTable({"bench": ["add*"]}) if with_table else None
+    executor = Executor(registry, agents=table)
+    ctx = ExecutionContext(agent="bench")
+    call = ToolCall(name="add_functional" if functional else "add", arguments=ARGS, id="c1")
+
+    async def run() -> object:
+        outcome = await executor.run(call, ctx)
+        return outcome.result
+
+    return run
+
+
+def openai_agents() -> AsyncCall:
+    os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
+    from agents import function_tool
+    from agents.tool_context import ToolContext
+
+    function = function_tool(add)
+    ctx = ToolContext(context=None, tool_name="add", tool_call_id="c1", tool_arguments=ARGS)
+
+    async def call() -> object:
+        return await function.on_invoke_tool(ctx, ARGS)
+
+    return call
+
+
+async def pydantic_ai() -> AsyncCall:
+    from pydantic_ai import RunContext
+    from pydantic_ai.messages import ToolCallPart
+    from pydantic_ai.models.test import TestModel
+    from pydantic_ai.tool_manager import ToolManager
+    from pydantic_ai.toolsets import FunctionToolset
+    from pydantic_ai.usage import RunUsage
+
+    ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
+    manager = await ToolManager(FunctionToolset([add])).for_run_step(ctx)
+    part = ToolCallPart(tool_name="add", args=ARGS, tool_call_id="c1")
+
+    async def call() -> object:
+        return await manager.handle_call(part)
+
+    return call
+
+
+def langchain_core() -> AsyncCall:
+    from langchain_core.tools import StructuredTool
+
+    structured = StructuredTool.from_function(coroutine=add, name="add")
+    tool_call = {"name": "add", "args": {"a": 1, "b": 2}, "id": "c1", "type": "tool_call"}
+
+    async def call() -> object:
+        return await structured.ainvoke(tool_call)
+
+    return call
+
+
+async def main() -> None:
+    contenders: dict[str, AsyncCall] = {
+        "plain pydantic validate + call": plain_pydantic(),
+        "toolrail Executor.run": toolrail_executor(with_table=False),
+        "toolrail Executor.run + agent table": toolrail_executor(with_table=True),
+        "toolrail Executor.run, functional-form tool": toolrail_executor(
+            with_table=False, functional=True
+        ),
+        "openai-agents FunctionTool.on_invoke_tool": openai_agents(),
+        "pydantic-ai ToolManager.handle_call": await pydantic_ai(),
+        "langchain-core StructuredTool.ainvoke": langchain_core(),
+    }
+    timings = await measure(contenders)
+    report(
+        "Executor path per call (async tool, JSON arguments)",
+        timings,
+        baseline="openai-agents FunctionTool.on_invoke_tool",
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,19 @@
+"""Run every benchmark in one process, one after another (`make bench`)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import executor_overhead
+
+
+async def main() -> None:
+    await executor_overhead.main()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,58 @@
+"""Timing helpers shared by the benchmarks: per-call latency of async callables."""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+AsyncCall = Callable[[], Awaitable[object]]
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    name: str
+    median_us: float
+    p99_us: float
+
+
+async def measure(
+    calls: dict[str, AsyncCall], *, rounds: int = 5, per_round: int = 2000
+) -> list[Timing]:
+    """Time each callable per call, interleaving rounds so drift hits all of them alike."""
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for call in calls.values():  # warm up caches, imports and JITs of the libraries
+        for _ in range(200):
+            await call()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            for name, call in calls.items():
+                bucket = samples[name]
+                for _ in range(per_round):
+                    start = time.perf_counter_ns()
+                    await call()
+                    bucket.append((time.perf_counter_ns() - start) / 1000)
+    finally:
+        gc.enable()
+    return [_summary(name, values) for name, values in samples.items()]
+
+
+def _summary(name: str, values: list[float]) -> Timing:
+    ordered = sorted(values)
+    return Timing(name, statistics.median(ordered), ordered[int(len(ordered) * 0.99) - 1])
+
+
+def report(title: str, timings: list[Timing], *, baseline: str) -> None:
+    """Print a table of timings with ratios against `baseline`."""
+    base = next(t for t in timings if t.name == baseline)
+    print(f"\n{title}")
+    print(f"  {'':44} {'median µs':>10} {'p99 µs':>10} {'× ' + baseline:>16}")
+    for t in timings:
+        print(
+            f"  {t.name:44} {t.median_us:10.1f} {t.p99_us:10.1f} "
+            f"{t.median_us / base.median_us:16.2f}"
+        )
