@@ -21,6 +21,7 @@ from toolrail import (
     ToolOutcome,
     ToolRegistry,
 )
+from toolrail.jsonish import dumps
 
 AGENTS = AgentToolTable(
     {
@@ -70,10 +71,10 @@ async def main() -> None:
     print()
     for agent, call in CALLS:
         outcome = await executor.run(call, ExecutionContext(agent=agent))
-        arguments = (
-            call.arguments if isinstance(call.arguments, str) else dict(call.arguments or {})
+        shown = (
+            call.arguments if isinstance(call.arguments, str) else dumps(call.arguments).decode()
         )
-        print(f"→ {agent} calls {call.name} {arguments}")
+        print(f"→ {agent} calls {call.name} {shown}")
         print(f"    {show(outcome)}  ({outcome.duration_ms:.1f} ms)\n")
 
 

@@ -175,7 +175,7 @@ def test_tool_checks_its_fields() -> None:
         Tool(name="x" * 65, description="d", parameters=params, execute=run)
     with pytest.raises(ValueError, match="timeout_s must be positive"):
         Tool(name="x", description="d", parameters=params, execute=run, timeout_s=0)
-    made = Tool(name="x" * 64, description="d", parameters=params, execute=run, tags={"a"})
+    made = Tool(name="x" * 64, description="d", parameters=params, execute=run, tags={"a"})  # type: ignore[arg-type]
     assert made.tags == frozenset({"a"})
 
 
