@@ -8,11 +8,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import executor_overhead
+from bench import executor_overhead, log_throughput
 
 
 async def main() -> None:
     await executor_overhead.main()
+    await log_throughput.main()
 
 
 if __name__ == "__main__":

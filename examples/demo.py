@@ -1,12 +1,21 @@
 """The toolrail demo: one registry, two agents with different tool tables, and what a
 handful of calls return — successes, a validation failure, a call that is not allowed,
-a tool that fails, a timeout — as an agent loop would see them."""
+a tool that fails, a timeout — as an agent loop would see them. Then a batch of parallel
+calls narrated live by the stream handler, and a summary of the JSONL call log."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
-from demo_tools import fetch_status, save_note, search_docs, slow_report, word_count
+from demo_tools import (
+    fetch_status,
+    index_docs,
+    save_note,
+    search_docs,
+    slow_report,
+    word_count,
+)
 
 from toolrail import (
     AgentToolTable,
@@ -22,10 +31,15 @@ from toolrail import (
     ToolRegistry,
 )
 from toolrail.jsonish import dumps
+from toolrail.jsonl import JsonlCallLog
+from toolrail.logreader import format_stats, read_entries, stats
+from toolrail.stream import ToolStreamHandler
+from toolrail.ui import LiveProgress
 
+LOGS = Path(__file__).resolve().parent.parent / "logs"
 AGENTS = AgentToolTable(
     {
-        "researcher": ["search_docs", "word_count", "slow_report", "fetch_status"],
+        "researcher": ["search_docs", "word_count", "slow_report", "fetch_status", "index_*"],
         "writer": ["word_count", "save_*"],
     }
 )
@@ -61,9 +75,21 @@ def show(outcome: ToolOutcome) -> str:
             return "?"
 
 
+PARALLEL = [
+    ToolCall(name="index_docs", arguments={"section": "guides"}),
+    ToolCall(name="search_docs", arguments={"query": "agents results"}),
+    ToolCall(name="index_docs", arguments={"section": "api"}),
+    ToolCall(name="fetch_status", arguments={"service": "docs"}),
+    ToolCall(name="word_count", arguments={"text": 42}),
+]
+
+
 async def main() -> None:
-    registry = ToolRegistry([search_docs, word_count, slow_report, save_note, fetch_status])
-    executor = Executor(registry, agents=AGENTS)
+    registry = ToolRegistry(
+        [search_docs, word_count, slow_report, save_note, fetch_status, index_docs]
+    )
+    call_log = JsonlCallLog(LOGS)
+    executor = Executor(registry, agents=AGENTS, sinks=[call_log])
     print(__doc__)
     for agent in ("researcher", "writer"):
         names = ", ".join(t.name for t in executor.visible(agent))
@@ -76,6 +102,16 @@ async def main() -> None:
         )
         print(f"→ {agent} calls {call.name} {shown}")
         print(f"    {show(outcome)}  ({outcome.duration_ms:.1f} ms)\n")
+
+    print("→ researcher runs five calls at once; the stream handler narrates them live:")
+    narrator = ToolStreamHandler()
+    live = Executor(registry, agents=AGENTS, sinks=[call_log, narrator])
+    with LiveProgress(narrator):
+        await live.run_many(PARALLEL, ExecutionContext(agent="researcher"), max_concurrency=5)
+
+    print(f"\nEvery call above is one line in {call_log.current_path}")
+    print("`toolrail logs stats --dir logs` over the whole log says:\n")
+    print(format_stats(stats(read_entries(call_log.directory))))
 
 
 if __name__ == "__main__":

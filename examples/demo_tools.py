@@ -94,3 +94,20 @@ async def fetch_status(service: str) -> Result[str, ToolError]:
             )
         )
     return Success("docs: up")
+
+
+@tool(
+    annotations=ToolAnnotations(read_only=True, idempotent=True),
+    describe=lambda args: f"🗂 Indexing {args.section} docs",
+)
+async def index_docs(section: str, ctx: ExecutionContext) -> int:
+    """Index a section of the docs, reporting progress; returns the number of pages.
+
+    Args:
+        section: which section to index
+    """
+    pages = 8
+    for page in range(1, pages + 1):
+        await asyncio.sleep(0.08)
+        ctx.report_progress(page, pages, f"page {page}/{pages}")
+    return pages

@@ -15,6 +15,7 @@ from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.executor import Executor
 from toolrail.jsonish import dumps
+from toolrail.logreader import format_entry, format_stats, read_entries, stats
 from toolrail.registry import AgentToolTable, ToolRegistry
 
 
@@ -39,6 +40,21 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
     _source_options(call)
     call.set_defaults(handler=_call)
+
+    logs = commands.add_parser("logs", help="read the JSONL call logs").add_subparsers(
+        required=True
+    )
+    tail = logs.add_parser("tail", help="the last calls")
+    tail.add_argument("-n", type=int, default=20, help="how many (default 20)")
+    show = logs.add_parser("show", help="calls matching filters")
+    show.add_argument("--tool", help="only this tool")
+    show.add_argument("--agent", help="only this agent")
+    show.add_argument("--status", choices=["success", "failure"])
+    show.add_argument("--json", action="store_true", help="print the raw JSON lines")
+    summary = logs.add_parser("stats", help="counts, error rates, p50/p95 per tool")
+    for sub, handler in ((tail, _logs_tail), (show, _logs_show), (summary, _logs_stats)):
+        sub.add_argument("--dir", type=Path, default=Path("logs"), help="log directory")
+        sub.set_defaults(handler=handler)
     return parser
 
 
@@ -109,6 +125,34 @@ def _call(args: argparse.Namespace) -> int:
             return 2
         case _:
             return 2
+
+
+def _logs_tail(args: argparse.Namespace) -> int:
+    entries = list(read_entries(args.dir))
+    for entry in entries[-args.n :] if args.n > 0 else []:
+        print(format_entry(entry))
+    return 0
+
+
+def _logs_show(args: argparse.Namespace) -> int:
+    for entry in read_entries(args.dir):
+        if (
+            (args.tool and entry.get("tool") != args.tool)
+            or (args.agent and entry.get("agent") != args.agent)
+            or (args.status and entry.get("status") != args.status)
+        ):
+            continue
+        print(dumps(entry).decode() if args.json else format_entry(entry))
+    return 0
+
+
+def _logs_stats(args: argparse.Namespace) -> int:
+    rows = stats(read_entries(args.dir))
+    if not rows:
+        print(f"no calls logged in {args.dir}")
+        return 0
+    print(format_stats(rows))
+    return 0
 
 
 if __name__ == "__main__":

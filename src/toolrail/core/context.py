@@ -19,6 +19,9 @@ def _new_id() -> str:
 class ExecutionContext:
     """Frozen facts about a call's surroundings; the executor adds the call id and progress.
 
+    `call_stack` holds the ids of the calls this one runs inside, outermost first, ending
+    with its own: a tool that calls other tools through the executor passes its `ctx` on.
+
     >>> ExecutionContext(agent="planner", permissions=frozenset({"fs:read"})).agent
     'planner'
     """
@@ -31,6 +34,7 @@ class ExecutionContext:
     request_id: str | None = None
     trace_id: str | None = None
     call_id: str | None = None
+    call_stack: tuple[str, ...] = ()
     batch_id: str | None = None
     on_progress: ProgressCallback | None = field(default=None, repr=False, compare=False)
 
@@ -42,6 +46,8 @@ class ExecutionContext:
         for name in _FIELDS:
             _set(copy, name, getattr(self, name))
         _set(copy, "call_id", call_id)
+        if self.call_id != call_id:  # a call made from inside another call nests under it
+            _set(copy, "call_stack", (*self.call_stack, call_id))
         _set(copy, "on_progress", on_progress if on_progress is not None else self.on_progress)
         return copy
 

@@ -1,0 +1,177 @@
+"""`JsonlCallLog`: one JSON line per finished call, in `tool-calls-YYYY-MM-DD.jsonl` (UTC).
+
+Each line is valid against `schemas/tool-call-log-entry.schema.json`. A line is written
+with one `write(2)` under an exclusive `flock`, so threads, tasks and separate processes
+appending to the same file never interleave; if a write fails half-way, the part written is
+cut off again, so a line is there whole or not at all.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+from collections.abc import Callable, Mapping
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+import structlog
+from returns.result import Failure, Result, Success
+
+from toolrail.core.call import RawArguments
+from toolrail.core.errors import ToolError
+from toolrail.events import ToolCompleted, ToolEvent, ToolFailed
+from toolrail.jsonish import to_json_value
+from toolrail.redact import redact, truncate
+
+log = structlog.get_logger("toolrail.jsonl")
+
+SCHEMA_VERSION = 1
+FILE_PREFIX = "tool-calls-"
+
+
+class JsonlCallLog:
+    """A sink that records every finished call; `directory` defaults to `logs/`."""
+
+    def __init__(
+        self,
+        directory: str | Path = "logs",
+        *,
+        max_output_bytes: int = 16_384,
+        max_args_bytes: int = 65_536,
+        redact_secrets: bool = True,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.directory = Path(directory)
+        self.max_output_bytes = max_output_bytes
+        self.max_args_bytes = max_args_bytes
+        self.redact_secrets = redact_secrets
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+        self._day: date | None = None
+
+    def __call__(self, event: ToolEvent) -> None:
+        if isinstance(event, ToolCompleted | ToolFailed):
+            written = self.write(self.entry(event))
+            if isinstance(written, Failure):
+                log.error(
+                    "could not write call log line",
+                    error=str(written.failure()),
+                    directory=str(self.directory),
+                )
+
+    def path_for(self, day: date) -> Path:
+        return self.directory / f"{FILE_PREFIX}{day.isoformat()}.jsonl"
+
+    @property
+    def current_path(self) -> Path:
+        return self.path_for(self._clock().date())
+
+    def entry(self, event: ToolCompleted | ToolFailed) -> dict[str, Any]:
+        """The log record for a finished call, redacted and cut to size."""
+        outcome, ctx = event.outcome, event.context
+        record: dict[str, Any] = {
+            "v": SCHEMA_VERSION,
+            "timestamp": _iso(outcome.started_at),
+            "finished_at": _iso(event.at),
+            "call_id": event.call_id,
+            "request_id": ctx.request_id,
+            "conversation_id": ctx.conversation_id,
+            "agent": ctx.agent,
+            "phase": ctx.phase,
+            "tool": event.tool,
+            "source": event.source,
+            "args": self._clean(_arguments(outcome.call.arguments), self.max_args_bytes),
+            "status": "success" if isinstance(event, ToolCompleted) else "failure",
+            "duration_ms": round(outcome.duration_ms, 3),
+            "attempts": outcome.attempts,
+            "trace": {
+                "call_stack": list(ctx.call_stack),
+                "batch_id": ctx.batch_id,
+                "trace_id": ctx.trace_id,
+            },
+        }
+        if isinstance(event, ToolFailed):
+            record["error"] = self._error(event.error)
+        else:
+            output = outcome.result.value_or(None)
+            record["output_type"] = type(output).__name__
+            record["output"] = self._clean(to_json_value(output), self.max_output_bytes)
+        return record
+
+    def write(self, record: Mapping[str, Any]) -> Result[None, OSError]:
+        """Append one record as one line; a failure is returned, never raised."""
+        line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+        with self._lock:
+            try:
+                fd = self._fd_for(self._clock().date())
+                _append_whole(fd, line)
+            except OSError as error:
+                return Failure(error)
+        return Success(None)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd, self._day = None, None
+
+    def _fd_for(self, day: date) -> int:
+        if self._fd is None or day != self._day:  # first line, or past UTC midnight
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+            self.directory.mkdir(parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+            self._fd, self._day = os.open(self.path_for(day), flags, 0o644), day
+        return self._fd
+
+    def _clean(self, value: object, max_bytes: int) -> object:
+        return truncate(redact(value) if self.redact_secrets else value, max_bytes)
+
+    def _error(self, error: ToolError) -> dict[str, object]:
+        """kind, message and model_can_fix always; the case's other fields when they fit."""
+        fields = to_json_value(error)
+        assert isinstance(fields, dict)
+        message = str(self._clean(error.message, self.max_output_bytes))
+        record: dict[str, object] = {
+            "kind": error.kind,
+            "message": message,
+            "model_can_fix": error.model_can_fix,
+        }
+        details = {k: v for k, v in fields.items() if k not in record}
+        if details:
+            record["details"] = self._clean(details, self.max_output_bytes)
+        return record
+
+
+def _append_whole(fd: int, line: bytes) -> None:
+    """Write `line` at the end of the file, or nothing: undo a partial write."""
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    written = 0
+    try:
+        while written < len(line):
+            written += os.write(fd, line[written:])
+    except OSError:
+        if written:
+            os.ftruncate(fd, os.fstat(fd).st_size - written)
+        raise
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _arguments(raw: RawArguments) -> object:
+    """Arguments as JSON data; text that is not JSON is kept as text."""
+    if isinstance(raw, str | bytes):
+        try:
+            return orjson.loads(raw) if raw.strip() else {}
+        except orjson.JSONDecodeError:
+            return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    return to_json_value(raw if raw is not None else {})

@@ -1,0 +1,127 @@
+"""Read call logs back: entries in time order, and per-tool statistics.
+
+A line that is not a JSON object (the partial last line of a crashed writer) is skipped
+with a warning, never raised.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import structlog
+
+from toolrail.jsonl import FILE_PREFIX
+
+log = structlog.get_logger("toolrail.logreader")
+
+Entry = dict[str, Any]
+
+
+def log_files(directory: str | Path) -> list[Path]:
+    """The call-log files of a directory, oldest day first."""
+    return sorted(Path(directory).glob(f"{FILE_PREFIX}*.jsonl"))
+
+
+def read_entries(directory: str | Path) -> Iterator[Entry]:
+    """Every readable entry of every log file, oldest first."""
+    for path in log_files(directory):
+        yield from read_file(path)
+
+
+def read_file(path: Path) -> Iterator[Entry]:
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                entry = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                log.warning(
+                    "skipping unreadable log line",
+                    file=str(path),
+                    line=number,
+                    partial=not line.endswith(b"\n"),
+                )
+                continue
+            if isinstance(entry, dict):
+                yield entry
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStats:
+    tool: str
+    calls: int
+    failures: int
+    p50_ms: float
+    p95_ms: float
+    errors: dict[str, int]
+
+    @property
+    def error_rate(self) -> float:
+        return self.failures / self.calls if self.calls else 0.0
+
+
+def stats(entries: Iterable[Entry]) -> list[ToolStats]:
+    """Calls, failures, error kinds and duration percentiles per tool, busiest first."""
+    durations: dict[str, list[float]] = defaultdict(list)
+    failures: dict[str, int] = defaultdict(int)
+    errors: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for entry in entries:
+        tool = str(entry.get("tool", "?"))
+        durations[tool].append(float(entry.get("duration_ms", 0.0)))
+        if entry.get("status") == "failure":
+            failures[tool] += 1
+            kind = (entry.get("error") or {}).get("kind", "?")
+            errors[tool][str(kind)] += 1
+    result = [
+        ToolStats(
+            tool,
+            len(values),
+            failures[tool],
+            _percentile(values, 50),
+            _percentile(values, 95),
+            dict(errors[tool]),
+        )
+        for tool, values in durations.items()
+    ]
+    return sorted(result, key=lambda s: (-s.calls, s.tool))
+
+
+def _percentile(values: list[float], pct: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    rank = max(1, math.ceil(pct / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def format_stats(rows: list[ToolStats]) -> str:
+    lines = [f"{'tool':32} {'calls':>6} {'errors':>7} {'p50 ms':>9} {'p95 ms':>9}  error kinds"]
+    for row in rows:
+        kinds = ", ".join(f"{k}×{n}" for k, n in sorted(row.errors.items()))
+        lines.append(
+            f"{row.tool:32} {row.calls:6d} {row.error_rate:7.0%} {row.p50_ms:9.1f} "
+            f"{row.p95_ms:9.1f}  {kinds}"
+        )
+    return "\n".join(lines)
+
+
+def format_entry(entry: Entry) -> str:
+    """One line per entry for `toolrail logs tail|show`."""
+    if entry.get("status") == "success":
+        mark, detail = "✔", orjson.dumps(entry.get("output")).decode()
+    else:
+        error = entry.get("error") or {}
+        message = str(error.get("message", "")).strip().splitlines() or [""]
+        mark, detail = "✖", f"{error.get('kind', '?')}: {message[0]}"
+    if len(detail) > 100:
+        detail = detail[:99] + "…"
+    return (
+        f"{entry.get('timestamp', '?')} {mark} {entry.get('agent', '?')}/"
+        f"{entry.get('tool', '?')} {float(entry.get('duration_ms', 0)):.1f}ms  {detail}"
+    )

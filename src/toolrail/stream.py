@@ -1,0 +1,250 @@
+"""`ToolStreamHandler`: tool events in, one line of progress text per call out, for UIs.
+
+It is a sink (`Executor(registry, sinks=[handler])`) and tolerates the disorder of real
+streams: a finish without a start (the start is reconstructed), progress for a call it has
+not seen, duplicate events, and parallel calls interleaved. Consumers either register a
+callback (`on_update`) or iterate: `async for update in handler.updates(): ...`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Literal, assert_never
+
+import structlog
+from returns.result import Failure, Success
+
+from toolrail.core.call import RawArguments, ToolOutcome
+from toolrail.core.control import Complete, EndConversation
+from toolrail.events import (
+    ToolCallRequested,
+    ToolCompleted,
+    ToolEvent,
+    ToolFailed,
+    ToolProgress,
+    ToolRegistered,
+    ToolStarted,
+    ToolUnregistered,
+)
+from toolrail.narration import describe_call, describe_error
+
+log = structlog.get_logger("toolrail.stream")
+
+Status = Literal["requested", "running", "completed", "failed"]
+Terminator = Literal["complete", "end_conversation"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProgressUpdate:
+    """The current line for one call; a UI replaces the call's previous line with `text`."""
+
+    call_id: str
+    tool: str
+    agent: str
+    status: Status
+    text: str
+    progress: float | None = None
+    total: float | None = None
+    duration_ms: float | None = None
+    error_kind: str | None = None
+    terminator: Terminator | None = None
+    at: datetime | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("completed", "failed")
+
+
+UpdateCallback = Callable[[ProgressUpdate], None]
+_SEEN_LIMIT = 4096  # finished calls remembered to drop duplicate events
+
+
+class ToolStreamHandler:
+    """Turns tool events into `ProgressUpdate`s; see the module docstring."""
+
+    def __init__(self, *, on_update: UpdateCallback | None = None, queue_size: int = 1024) -> None:
+        self._callbacks: list[UpdateCallback] = [on_update] if on_update else []
+        self._queues: list[asyncio.Queue[ProgressUpdate | None]] = []
+        self._queue_size = queue_size
+        self._active: dict[str, ProgressUpdate] = {}
+        self._finished: OrderedDict[str, None] = OrderedDict()
+
+    def __call__(self, event: ToolEvent) -> None:
+        for update in self._updates_for(event):
+            self._publish(update)
+
+    def on_update(self, callback: UpdateCallback) -> None:
+        """Call `callback` with every update, synchronously, as events arrive."""
+        self._callbacks.append(callback)
+
+    def active(self) -> list[ProgressUpdate]:
+        """The latest line of every call still running, in start order."""
+        return list(self._active.values())
+
+    async def updates(self) -> AsyncIterator[ProgressUpdate]:
+        """Iterate over updates from now on, until `close()`."""
+        queue: asyncio.Queue[ProgressUpdate | None] = asyncio.Queue(self._queue_size)
+        self._queues.append(queue)
+        try:
+            while (update := await queue.get()) is not None:
+                yield update
+        finally:
+            self._queues.remove(queue)
+
+    def close(self) -> None:
+        """End every `updates()` iteration once it has read what is queued."""
+        for queue in self._queues:
+            _put(queue, None, force=True)
+
+    # --- events → updates --------------------------------------------------------------
+
+    def _updates_for(self, event: ToolEvent) -> list[ProgressUpdate]:
+        match event:
+            case ToolRegistered() | ToolUnregistered():
+                return []
+            case ToolCallRequested():
+                if event.call_id in self._active or event.call_id in self._finished:
+                    return []
+                text = f"💭 Preparing {event.tool}"
+                return [
+                    self._begin(event.call_id, event.tool, event.agent, "requested", text, event.at)
+                ]
+            case ToolStarted():
+                current = self._active.get(event.call_id)
+                if event.call_id in self._finished or (current and current.status == "running"):
+                    return []
+                text = event.description or describe_call(
+                    event.tool, event.arguments, read_only=event.read_only, source=event.source
+                )
+                return [
+                    self._begin(event.call_id, event.tool, event.agent, "running", text, event.at)
+                ]
+            case ToolProgress():
+                if event.call_id in self._finished:
+                    return []
+                started = self._ensure_started(
+                    event.call_id, event.tool, event.agent, None, event.at
+                )
+                base = self._active[event.call_id]
+                update = replace(
+                    base,
+                    progress=event.progress,
+                    total=event.total,
+                    text=_with_progress(base.text, event),
+                    at=event.at,
+                )
+                self._active[event.call_id] = replace(update, text=base.text)
+                return [*started, update]
+            case ToolCompleted() | ToolFailed():
+                if event.call_id in self._finished:
+                    return []
+                started = self._ensure_started(
+                    event.call_id, event.tool, event.agent, event.outcome.call.arguments, event.at
+                )
+                return [*started, self._end(event.call_id, event.outcome)]
+            case _:
+                assert_never(event)
+
+    def _begin(
+        self, call_id: str, tool: str, agent: str, status: Status, text: str, at: datetime
+    ) -> ProgressUpdate:
+        update = ProgressUpdate(
+            call_id=call_id, tool=tool, agent=agent, status=status, text=text, at=at
+        )
+        self._active[call_id] = update
+        return update
+
+    def _ensure_started(
+        self, call_id: str, tool: str, agent: str, arguments: RawArguments, at: datetime
+    ) -> list[ProgressUpdate]:
+        """A call we never saw start gets its start reconstructed from what we know now."""
+        current = self._active.get(call_id)
+        if current is not None and current.status == "running":
+            return []
+        text = describe_call(tool, arguments)
+        return [self._begin(call_id, tool, agent, "running", text, at)]
+
+    def _end(self, call_id: str, outcome: ToolOutcome) -> ProgressUpdate:
+        begun = self._active.pop(call_id)
+        self._finished[call_id] = None
+        if len(self._finished) > _SEEN_LIMIT:
+            self._finished.popitem(last=False)
+        seconds = _duration(outcome.duration_ms)
+        match outcome.result:
+            case Success(Complete(summary=summary)):
+                return replace(
+                    begun,
+                    status="completed",
+                    text=f"✅ Completed: {_first_line(summary)}",
+                    terminator="complete",
+                    duration_ms=outcome.duration_ms,
+                )
+            case Success(EndConversation(reason=reason)):
+                text = f"🏁 Conversation ended: {_first_line(reason)}"
+                return replace(
+                    begun,
+                    status="completed",
+                    text=text,
+                    terminator="end_conversation",
+                    duration_ms=outcome.duration_ms,
+                )
+            case Success(_):
+                return replace(
+                    begun,
+                    status="completed",
+                    text=f"✔ {begun.text} ({seconds})",
+                    duration_ms=outcome.duration_ms,
+                )
+            case Failure(error):
+                return replace(
+                    begun,
+                    status="failed",
+                    text=f"✖ {begun.text} — {describe_error(error)} ({seconds})",
+                    duration_ms=outcome.duration_ms,
+                    error_kind=error.kind,
+                )
+            case _:
+                return replace(begun, status="failed", text=f"✖ {begun.text}")
+
+    def _publish(self, update: ProgressUpdate) -> None:
+        for callback in self._callbacks:
+            try:
+                callback(update)
+            except Exception:
+                log.exception("progress callback failed", call_id=update.call_id)
+        for queue in self._queues:
+            _put(queue, update, force=update.finished)
+
+
+def _put(
+    queue: asyncio.Queue[ProgressUpdate | None], item: ProgressUpdate | None, *, force: bool
+) -> None:
+    """Never block a tool call on a slow reader: drop the oldest line, not the newest."""
+    if queue.full():
+        if not force:
+            return  # an intermediate progress line a slow reader can miss
+        with contextlib.suppress(asyncio.QueueEmpty):
+            queue.get_nowait()
+    queue.put_nowait(item)
+
+
+def _with_progress(text: str, event: ToolProgress) -> str:
+    try:
+        amount = f"{event.progress / event.total:.0%}" if event.total else f"{event.progress:g}"
+    except (TypeError, ValueError):  # a tool reported something that is not a number
+        amount = str(event.progress)
+    detail = f" — {event.message}" if event.message else ""
+    return f"{text} [{amount}]{detail}"
+
+
+def _duration(ms: float) -> str:
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""

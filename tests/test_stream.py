@@ -1,0 +1,255 @@
+"""ToolStreamHandler: progress text from events, in order and in disorder."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+import pytest
+from returns.result import Failure, Success
+
+from toolrail import (
+    Complete,
+    EndConversation,
+    ExecutionContext,
+    Executor,
+    TimedOut,
+    ToolCall,
+    ToolOutcome,
+    ToolRegistry,
+    tool,
+)
+from toolrail.events import (
+    ToolCallRequested,
+    ToolCompleted,
+    ToolFailed,
+    ToolProgress,
+    ToolRegistered,
+    ToolStarted,
+)
+from toolrail.narration import describe_call
+from toolrail.stream import ProgressUpdate, ToolStreamHandler
+
+pytestmark = pytest.mark.anyio
+CTX = ExecutionContext(agent="dev")
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+SLOW = TimedOut(message="slow", timeout_s=2)
+
+
+def outcome(call_id: str, name: str, result: object, args: object = None) -> ToolOutcome:
+    call = ToolCall(name=name, arguments=args, id=call_id)  # type: ignore[arg-type]
+    return ToolOutcome(call=call, result=result, started_at=NOW, duration_ms=12.0)  # type: ignore[arg-type]
+
+
+def collect() -> tuple[ToolStreamHandler, list[ProgressUpdate]]:
+    updates: list[ProgressUpdate] = []
+    return ToolStreamHandler(on_update=updates.append), updates
+
+
+@pytest.mark.parametrize(
+    ("tool_name", "args", "text"),
+    [
+        ("read_path", {"path": "src/app.py"}, "📖 Reading src/app.py"),
+        ("write_context_file", '{"path": "PROJECT.md"}', "✏️ Writing PROJECT.md"),
+        ("shell", {"command": ["git", "status"]}, "🔧 Running git status"),
+        ("mcp__fetch__fetch", {"url": "https://example.com"}, "🌐 mcp__fetch__fetch: example.com"),
+        ("complete", {"summary": "x"}, "✅ Completing task and returning control"),
+        ("end_conversation", {}, "🏁 Ending the conversation"),
+        ("search", "{not json", "⚙️ search"),
+        ("search", "[1, 2]", "⚙️ search"),
+        ("search", {"nested": {"a": 1}}, "⚙️ search"),
+        ("search", {"q": "x" * 500}, "⚙️ search: " + "x" * 59 + "…"),
+    ],
+)
+def test_default_texts(tool_name: str, args: object, text: str) -> None:
+    """Sensible lines by tool name and source; any argument shape gives some text."""
+    assert describe_call(tool_name, args) == text  # type: ignore[arg-type]
+
+
+def test_in_order_stream() -> None:
+    """Started → progress → completed gives running, progress and finished lines."""
+    handler, updates = collect()
+    handler(ToolStarted(call_id="c", tool="read_path", context=CTX, arguments={"path": "a.py"}))
+    handler(
+        ToolProgress(
+            call_id="c", tool="read_path", context=CTX, progress=1, total=4, message="chunk 1"
+        )
+    )
+    handler(
+        ToolCompleted(
+            call_id="c",
+            tool="read_path",
+            context=CTX,
+            outcome=outcome("c", "read_path", Success("text")),
+        )
+    )
+    assert [u.text for u in updates] == [
+        "📖 Reading a.py",
+        "📖 Reading a.py [25%] — chunk 1",
+        "✔ 📖 Reading a.py (12 ms)",
+    ]
+    assert [u.status for u in updates] == ["running", "running", "completed"]
+    assert handler.active() == []
+
+
+def test_completed_without_started_reconstructs_the_start() -> None:
+    """A finish we never saw start is preceded by a reconstructed start."""
+    handler, updates = collect()
+    handler(
+        ToolFailed(
+            call_id="c",
+            tool="read_path",
+            context=CTX,
+            outcome=outcome("c", "read_path", Failure(SLOW), {"path": "b.py"}),
+            error=SLOW,
+        )
+    )
+    assert [(u.status, u.text) for u in updates] == [
+        ("running", "📖 Reading b.py"),
+        ("failed", "✖ 📖 Reading b.py — timed out after 2s (12 ms)"),
+    ]
+    assert updates[-1].error_kind == "timed_out"
+
+
+def test_progress_for_unknown_call_and_duplicates() -> None:
+    """Progress for an unseen call starts it; duplicate starts and finishes are dropped."""
+    handler, updates = collect()
+    handler(ToolProgress(call_id="p", tool="index", context=CTX, progress=3))
+    handler(ToolStarted(call_id="p", tool="index", context=CTX, arguments={}))
+    done = ToolCompleted(
+        call_id="p", tool="index", context=CTX, outcome=outcome("p", "index", Success(3))
+    )
+    handler(done)
+    handler(done)
+    handler(ToolProgress(call_id="p", tool="index", context=CTX, progress=4))
+    assert [u.status for u in updates] == ["running", "running", "completed"]
+    assert updates[1].text == "⚙️ index [3]"
+
+
+def test_parallel_calls_interleaved_keep_their_own_lines() -> None:
+    """Two calls' events interleaved: each line stays with its call."""
+    handler, updates = collect()
+    handler(ToolStarted(call_id="a", tool="read_path", context=CTX, arguments={"path": "a"}))
+    handler(ToolStarted(call_id="b", tool="read_path", context=CTX, arguments={"path": "b"}))
+    assert [u.text for u in handler.active()] == ["📖 Reading a", "📖 Reading b"]
+    handler(
+        ToolCompleted(
+            call_id="b",
+            tool="read_path",
+            context=CTX,
+            outcome=outcome("b", "read_path", Success("")),
+        )
+    )
+    handler(ToolProgress(call_id="a", tool="read_path", context=CTX, progress=0.5, total=1))
+    assert [u.text for u in handler.active()] == ["📖 Reading a"]
+    assert updates[-1].text == "📖 Reading a [50%]"
+    assert updates[-2].text == "✔ 📖 Reading b (12 ms)"
+
+
+def test_terminators_are_named() -> None:
+    """Complete and EndConversation outputs are detected and said."""
+    handler, updates = collect()
+    handler(
+        ToolCompleted(
+            call_id="t",
+            tool="complete",
+            context=CTX,
+            outcome=outcome("t", "complete", Success(Complete(summary="done"))),
+        )
+    )
+    handler(
+        ToolCompleted(
+            call_id="e",
+            tool="end_conversation",
+            context=CTX,
+            outcome=outcome("e", "end_conversation", Success(EndConversation(reason="user left"))),
+        )
+    )
+    finished = [u for u in updates if u.finished]
+    assert [(u.terminator, u.text) for u in finished] == [
+        ("complete", "✅ Completed: done"),
+        ("end_conversation", "🏁 Conversation ended: user left"),
+    ]
+
+
+def test_requested_then_started_and_registry_events() -> None:
+    """A call announced while arguments stream shows as preparing, then running."""
+    handler, updates = collect()
+    handler(ToolRegistered(tool="x"))
+    handler(ToolCallRequested(call_id="r", tool="read_path", context=CTX))
+    handler(ToolStarted(call_id="r", tool="read_path", context=CTX, arguments={"path": "c"}))
+    assert [(u.status, u.text) for u in updates] == [
+        ("requested", "💭 Preparing read_path"),
+        ("running", "📖 Reading c"),
+    ]
+
+
+def test_garbage_progress_values_do_not_crash() -> None:
+    """A tool reporting non-numbers still gets a line."""
+    handler, updates = collect()
+    handler(ToolProgress(call_id="g", tool="t", context=CTX, progress="lots", total=None))  # type: ignore[arg-type]
+    assert updates[-1].text == "⚙️ t [lots]"
+
+
+def test_failing_callback_does_not_stop_others() -> None:
+    """A broken UI callback is logged; other consumers still get updates."""
+    handler, updates = collect()
+
+    def broken(update: ProgressUpdate) -> None:
+        raise RuntimeError("ui bug")
+
+    handler.on_update(broken)
+    handler(ToolStarted(call_id="c", tool="t", context=CTX, arguments={}))
+    assert len(updates) == 1
+
+
+async def test_async_iterator_with_a_real_executor() -> None:
+    """`async for` over updates while an executor runs parallel calls with progress."""
+
+    @tool(describe=lambda args: f"counting to {args.n}")
+    async def count(n: int, ctx: ExecutionContext) -> int:
+        """Count."""
+        for i in range(n):
+            ctx.report_progress(i + 1, n)
+            await asyncio.sleep(0)
+        return n
+
+    handler = ToolStreamHandler()
+    executor = Executor(ToolRegistry([count]), sinks=[handler])
+    seen: list[ProgressUpdate] = []
+
+    async def consume() -> None:
+        async for update in handler.updates():
+            seen.append(update)
+
+    consumer = asyncio.create_task(consume())
+    await asyncio.sleep(0)
+    calls = [ToolCall(name="count", arguments={"n": n}, id=f"c{n}") for n in (2, 3)]
+    await executor.run_many(calls, CTX)
+    handler.close()
+    await asyncio.wait_for(consumer, 5)
+    finished = {u.call_id: u.text for u in seen if u.finished}
+    assert finished.keys() == {"c2", "c3"}
+    assert finished["c3"].startswith("✔ counting to 3")
+    assert [u.text for u in seen if u.call_id == "c3" and not u.finished][-1] == (
+        "counting to 3 [100%]"
+    )
+
+
+async def test_slow_reader_never_blocks_the_call() -> None:
+    """A full queue drops intermediate progress, keeps the final line, never blocks."""
+    handler = ToolStreamHandler(queue_size=2)
+    iterator = handler.updates().__aiter__()
+    reader = asyncio.ensure_future(iterator.__anext__())  # subscribe; read nothing more yet
+    await asyncio.sleep(0)
+    handler(ToolStarted(call_id="c", tool="t", context=CTX, arguments={}))
+    for i in range(50):
+        handler(ToolProgress(call_id="c", tool="t", context=CTX, progress=i))
+    handler(
+        ToolCompleted(call_id="c", tool="t", context=CTX, outcome=outcome("c", "t", Success(1)))
+    )
+    first = await asyncio.wait_for(reader, 5)
+    last = await asyncio.wait_for(iterator.__anext__(), 5)
+    assert first.status == "running"
+    assert last.status == "completed"  # the final line survives a full queue
+    await iterator.aclose()  # type: ignore[attr-defined]
