@@ -8,12 +8,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import executor_overhead, log_throughput
+from bench import executor_overhead, log_throughput, mcp_overhead
 
 
 async def main() -> None:
     await executor_overhead.main()
     await log_throughput.main()
+    await mcp_overhead.main()
 
 
 if __name__ == "__main__":

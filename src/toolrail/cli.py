@@ -1,11 +1,14 @@
-"""The `toolrail` command: list and call the tools of a `toolrail.toml` or a Python module."""
+"""The `toolrail` command: list and call the tools of a `toolrail.toml` (local modules and
+MCP servers) or of a Python module; inspect MCP servers; read the call logs."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from returns.result import Failure, Result, Success
@@ -16,6 +19,7 @@ from toolrail.core.context import ExecutionContext
 from toolrail.executor import Executor
 from toolrail.jsonish import dumps
 from toolrail.logreader import format_entry, format_stats, read_entries, stats
+from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.registry import AgentToolTable, ToolRegistry
 
 
@@ -40,6 +44,11 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
     _source_options(call)
     call.set_defaults(handler=_call)
+
+    mcp = commands.add_parser("mcp", help="MCP servers").add_subparsers(required=True)
+    mcp_list = mcp.add_parser("list", help="configured servers, their state and their tools")
+    _source_options(mcp_list)
+    mcp_list.set_defaults(handler=_mcp_list)
 
     logs = commands.add_parser("logs", help="read the JSONL call logs").add_subparsers(
         required=True
@@ -73,58 +82,108 @@ def _source_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _load(
-    args: argparse.Namespace,
-) -> Result[tuple[ToolRegistry, AgentToolTable | None], ConfigError]:
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    registry: ToolRegistry
+    agents: AgentToolTable | None
+    mcp: tuple[McpServerConfig, ...]
+    pins: Path | None
+
+
+def _load(args: argparse.Namespace) -> Result[_Loaded, ConfigError]:
     if args.module:
-        return load_tools(args.module, root=Path.cwd()).map(lambda registry: (registry, None))
-    path = args.config or Path("toolrail.toml")
-    config = Config.load(path)
-    return config.bind(lambda c: c.registry().map(lambda registry: (registry, c.agent_table())))
+        return load_tools(args.module, root=Path.cwd()).map(lambda r: _Loaded(r, None, (), None))
+    config = Config.load(args.config or Path("toolrail.toml"))
+    return config.bind(
+        lambda c: c.registry().bind(
+            lambda registry: c.mcp_servers().map(
+                lambda servers: _Loaded(registry, c.agent_table(), servers, c.pins_path)
+            )
+        )
+    )
+
+
+@asynccontextmanager
+async def _connected(loaded: _Loaded) -> AsyncIterator[McpHub]:
+    """The configured MCP servers' tools joined to the registry, closed on exit."""
+    hub = McpHub(loaded.mcp, registry=loaded.registry, pins=loaded.pins)
+    try:
+        for name, result in (await hub.connect()).items():
+            if isinstance(result, Failure):
+                print(f"toolrail: MCP server {name!r}: {result.failure().message}", file=sys.stderr)
+        yield hub
+    finally:
+        await hub.close()
+
+
+def _with_tools(args: argparse.Namespace, body: Callable[[_Loaded, McpHub], Awaitable[int]]) -> int:
+    match _load(args):
+        case Success(_Loaded() as loaded):
+
+            async def run() -> int:
+                async with _connected(loaded) as hub:
+                    return await body(loaded, hub)
+
+            return asyncio.run(run())
+        case Failure(error):
+            print(f"toolrail: {error}", file=sys.stderr)
+            return 2
+        case _:
+            return 2
 
 
 def _tools_list(args: argparse.Namespace) -> int:
-    match _load(args):
-        case Success((registry, table)):
-            executor = Executor(registry, agents=table)
-            tools = executor.visible(args.agent) if args.agent else tuple(registry)
-            for item in tools:
-                flags = ", ".join(sorted(item.tags | item.permissions))
-                print(
-                    f"{item.name:32} {item.description.splitlines()[0]}"
-                    + (f"  [{flags}]" if flags else "")
-                )
-                if args.json:
-                    print(dumps(item.input_schema(), indent=True).decode())
-            return 0
-        case Failure(error):
-            print(f"toolrail: {error}", file=sys.stderr)
-            return 2
-        case _:
-            return 2
+    async def body(loaded: _Loaded, hub: McpHub) -> int:
+        executor = Executor(loaded.registry, agents=loaded.agents)
+        tools = executor.visible(args.agent) if args.agent else tuple(loaded.registry)
+        for item in tools:
+            flags = ", ".join(sorted(item.tags | item.permissions))
+            print(
+                f"{item.name:32} {item.description.splitlines()[0]}"
+                + (f"  [{flags}]" if flags else "")
+            )
+            if args.json:
+                print(dumps(item.input_schema(), indent=True).decode())
+        return 0
+
+    return _with_tools(args, body)
 
 
 def _call(args: argparse.Namespace) -> int:
-    match _load(args):
-        case Success((registry, table)):
-            # without --agent the operator may call every tool; with it, that agent's table applies
-            executor = Executor(registry, agents=table if args.agent else None)
-            ctx = ExecutionContext(agent=args.agent or "operator", project_root=Path.cwd())
-            outcome = asyncio.run(executor.run(ToolCall(name=args.name, arguments=args.args), ctx))
-            match outcome.result:
-                case Success(value):
-                    print(dumps({"status": "success", "output": value}, indent=True).decode())
-                    return 0
-                case Failure(error):
-                    print(dumps({"status": "failure", "error": error}, indent=True).decode())
-                    return 1
-                case _:
-                    return 1
-        case Failure(error):
-            print(f"toolrail: {error}", file=sys.stderr)
-            return 2
-        case _:
-            return 2
+    async def body(loaded: _Loaded, hub: McpHub) -> int:
+        # without --agent the operator may call every tool; with it, that agent's table applies
+        executor = Executor(loaded.registry, agents=loaded.agents if args.agent else None)
+        ctx = ExecutionContext(agent=args.agent or "operator", project_root=Path.cwd())
+        outcome = await executor.run(ToolCall(name=args.name, arguments=args.args), ctx)
+        match outcome.result:
+            case Success(value):
+                print(dumps({"status": "success", "output": value}, indent=True).decode())
+                return 0
+            case Failure(error):
+                print(dumps({"status": "failure", "error": error}, indent=True).decode())
+                return 1
+            case _:
+                return 1
+
+    return _with_tools(args, body)
+
+
+def _mcp_list(args: argparse.Namespace) -> int:
+    async def body(loaded: _Loaded, hub: McpHub) -> int:
+        if not loaded.mcp:
+            print("no MCP servers configured ([mcp.servers.<name>] or [mcp] json = ...)")
+        for status in hub.status():
+            print(f"{status.name}: {status.state}")
+            for name in status.tools:
+                origin = hub.origin(name)
+                print(f"  {name:40} ← {origin.tool if origin else '?'}")
+            for skipped in status.skipped:
+                print(f"  skipped {skipped}")
+        for name in hub.pending_changes():
+            print(f"  changed since first seen, waiting for acceptance: {name}")
+        return 0
+
+    return _with_tools(args, body)
 
 
 def _logs_tail(args: argparse.Namespace) -> int:

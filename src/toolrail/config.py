@@ -15,6 +15,7 @@ import pydantic
 from returns.result import Failure, Result, Success
 
 from toolrail.core.tool import Tool
+from toolrail.mcp.config import McpServerConfig, load_mcp_json, servers_from_config
 from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
 
 
@@ -23,7 +24,7 @@ class ConfigError(ValueError):
 
 
 class _Section(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+    model_config = pydantic.ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
 class ToolsSection(_Section):
@@ -39,12 +40,21 @@ class LoggingSection(_Section):
     directory: str = "logs"
 
 
+class McpSection(_Section):
+    servers: dict[str, dict[str, Any]] = {}
+    json_file: str | None = pydantic.Field(None, alias="json")
+    """A `.mcp.json` whose `mcpServers` join the servers above."""
+    pins: str | None = None
+    """Where first-seen tool definition hashes are kept across runs."""
+
+
 class Config(_Section):
     """The parsed `toolrail.toml`; relative paths are relative to the file's directory."""
 
     tools: ToolsSection = ToolsSection()
     agents: dict[str, AgentSection] = {}
     logging: LoggingSection = LoggingSection()
+    mcp: McpSection = McpSection()
     root: Path = Path()
 
     @classmethod
@@ -76,6 +86,18 @@ class Config(_Section):
 
     def registry(self) -> Result[ToolRegistry, ConfigError]:
         return load_tools(self.tools.modules, root=self.root)
+
+    def mcp_servers(self) -> Result[tuple[McpServerConfig, ...], ConfigError]:
+        """The servers of `[mcp.servers.*]` and of the `.mcp.json` named by `[mcp] json`."""
+        found = servers_from_config(self.mcp.servers)
+        if self.mcp.json_file is not None:
+            from_json = load_mcp_json(self.root / self.mcp.json_file)
+            found = found.bind(lambda ours: from_json.map(lambda theirs: (*ours, *theirs)))
+        return found.alt(lambda error: ConfigError(str(error)))
+
+    @property
+    def pins_path(self) -> Path | None:
+        return self.root / self.mcp.pins if self.mcp.pins else None
 
 
 def load_tools(modules: Iterable[str], *, root: Path = Path()) -> Result[ToolRegistry, ConfigError]:

@@ -7,7 +7,9 @@
     ├── ToolCompleted       it ended in `Success`
     ├── ToolFailed          it ended in `Failure` (carries the `ToolError`)
     ├── ToolRegistered      a tool joined a registry
-    └── ToolUnregistered    a tool left a registry
+    ├── ToolUnregistered    a tool left a registry
+    ├── ToolDefinitionChanged  an MCP tool's definition changed after it was first seen
+    └── McpServerStateChanged  an MCP server started, broke, restarted or closed
 
 Events go to sinks: small callables that take one event. A sink that raises is reported
 through structlog and never breaks a call; a sink that returns an awaitable gets it run in
@@ -102,8 +104,33 @@ class ToolUnregistered:
     at: datetime = field(default_factory=_now)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolDefinitionChanged:
+    """A tool's name, description, schemas or annotations changed ("rug pull" check);
+    `action` says what was done: "disabled", "needs_approval" or "accepted"."""
+
+    tool: str
+    server: str
+    old_hash: str
+    new_hash: str
+    action: str
+    at: datetime = field(default_factory=_now)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpServerStateChanged:
+    """An MCP server's session moved to `state` (starting, ready, broken, closed)."""
+
+    server: str
+    state: str
+    detail: str = ""
+    at: datetime = field(default_factory=_now)
+
+
 CallEvent = ToolCallRequested | ToolStarted | ToolProgress | ToolCompleted | ToolFailed
-ToolEvent = CallEvent | ToolRegistered | ToolUnregistered
+ToolEvent = (
+    CallEvent | ToolRegistered | ToolUnregistered | ToolDefinitionChanged | McpServerStateChanged
+)
 
 Sink = Callable[[ToolEvent], Awaitable[None] | None]
 """Receives every event; returning an awaitable makes it run in the background."""

@@ -22,8 +22,10 @@ from returns.result import Failure, Success
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.control import Complete, EndConversation
 from toolrail.events import (
+    McpServerStateChanged,
     ToolCallRequested,
     ToolCompleted,
+    ToolDefinitionChanged,
     ToolEvent,
     ToolFailed,
     ToolProgress,
@@ -105,7 +107,12 @@ class ToolStreamHandler:
 
     def _updates_for(self, event: ToolEvent) -> list[ProgressUpdate]:
         match event:
-            case ToolRegistered() | ToolUnregistered():
+            case (
+                ToolRegistered()
+                | ToolUnregistered()
+                | ToolDefinitionChanged()
+                | McpServerStateChanged()
+            ):
                 return []
             case ToolCallRequested():
                 if event.call_id in self._active or event.call_id in self._finished:

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 import jsonschema
+import jsonschema_rs
 import orjson
 import pydantic
 from jsonschema.exceptions import SchemaError
@@ -147,10 +148,15 @@ def _pydantic_issue(detail: ErrorDetails) -> ArgumentIssue:
 
 @dataclass(frozen=True, slots=True)
 class JsonSchemaParameters(ParameterSchema[JsonObject]):
-    """Validation by a raw JSON Schema (Draft 2020-12 unless the schema names another)."""
+    """Validation by a raw JSON Schema (Draft 2020-12 unless the schema names another).
+
+    jsonschema is the authority and words the issues; jsonschema-rs, about fifty times
+    faster, answers the common case first: arguments it accepts go straight through.
+    """
 
     schema: Mapping[str, object]
     _validator: Any = field(init=False, repr=False, compare=False)
+    _fast: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         validator_class = jsonschema.validators.validator_for(
@@ -161,6 +167,11 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
         except SchemaError as error:
             raise ValueError(f"invalid JSON Schema for tool input: {error.message}") from error
         object.__setattr__(self, "_validator", validator_class(self.schema))
+        try:
+            fast = jsonschema_rs.validator_for(dict(self.schema))
+        except Exception:  # a schema only the reference implementation handles
+            fast = None
+        object.__setattr__(self, "_fast", fast)
 
     def validate(
         self, raw: RawArguments, *, tool: str = ""
@@ -173,6 +184,8 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
             return Failure(InvalidArguments.of(tool, (_not_an_object(value),)))
         arguments = dict(value)
         try:
+            if self._fast is not None and self._fast.is_valid(arguments):
+                return Success(arguments)
             errors = sorted(self._validator.iter_errors(arguments), key=lambda e: e.json_path)
         except Exception as error:  # a schema jsonschema cannot apply (bad regex, deep refs)
             issue = ArgumentIssue(path="$", message=f"could not check arguments: {error}")

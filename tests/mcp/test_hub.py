@@ -1,0 +1,315 @@
+"""McpHub against real MCP servers over stdio: our test server and PyPI's mcp-server-time."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from returns.result import Failure, Success
+
+from toolrail import (
+    ApprovalRequired,
+    DuplicateToolError,
+    ExecutionContext,
+    ExecutionFailed,
+    Executor,
+    InvalidArguments,
+    TimedOut,
+    ToolCall,
+    TransportError,
+)
+from toolrail.events import (
+    McpServerStateChanged,
+    ToolDefinitionChanged,
+    ToolEvent,
+    ToolProgress,
+    ToolRegistered,
+)
+from toolrail.mcp import McpHub, McpServerConfig, load_mcp_json, namespaced
+from toolrail.mcp.naming import MAX_NAME
+
+from .conftest import SERVER
+
+pytestmark = pytest.mark.anyio
+CTX = ExecutionContext(agent="t")
+
+
+async def call(executor: Executor, name: str, arguments: object = None) -> object:
+    return (await executor.run(ToolCall(name=name, arguments=arguments), CTX)).result  # type: ignore[arg-type]
+
+
+class Waiter:
+    """A sink that sets an event once `condition` holds for an event it receives."""
+
+    def __init__(self, condition: Callable[[ToolEvent], bool]) -> None:
+        self.condition = condition
+        self.seen: list[ToolEvent] = []
+        self.done = asyncio.Event()
+
+    def __call__(self, event: ToolEvent) -> None:
+        self.seen.append(event)
+        if self.condition(event):
+            self.done.set()
+
+    async def wait(self) -> None:
+        await asyncio.wait_for(self.done.wait(), 10)
+
+
+async def test_discovery_names_and_calls(test_server: McpServerConfig) -> None:
+    """Tools appear as mcp__test__*, validate before sending, and return Results."""
+    async with McpHub([test_server]) as hub:
+        names = set(hub.registry.names())
+        assert {"mcp__test__add", "mcp__test__refuse", "mcp__test__progress"} <= names
+        assert hub.origin("mcp__test__add") is not None
+        assert hub.origin("mcp__test__add").tool == "add"  # type: ignore[union-attr]
+        tool = hub.registry.find("mcp__test__add")
+        assert tool is not None
+        assert tool.source == "mcp"
+        assert tool.input_schema()["required"] == ["a", "b"]
+        assert tool.output_schema is not None
+        assert not tool.annotations.read_only  # untrusted server: hints are not believed
+        executor = Executor(hub.registry)
+        assert await call(executor, "mcp__test__add", {"a": 2, "b": 3}) == Success(5)
+        invalid = await call(executor, "mcp__test__add", '{"a": "x"}')
+        assert isinstance(invalid, Failure)
+        assert isinstance(invalid.failure(), InvalidArguments)
+        assert [i.path for i in invalid.failure().issues] == ["$", "$.a"]
+        refused = await call(executor, "mcp__test__refuse", {"reason": "no"})
+        assert isinstance(refused, Failure)
+        assert isinstance(refused.failure(), ExecutionFailed)
+        assert refused.failure().model_can_fix
+        assert refused.failure().message.endswith("refused: no")  # the server's own words
+
+
+async def test_malformed_tool_is_skipped_not_the_server(test_server: McpServerConfig) -> None:
+    """A tool with an unusable schema is reported and skipped; the rest work."""
+    async with McpHub([test_server]) as hub:
+        [status] = hub.status()
+        assert status.state == "ready"
+        assert "mcp__test__broken_schema" not in hub.registry
+        assert any(s.startswith("broken_schema:") for s in status.skipped)
+        assert "mcp__test__add" in status.tools
+
+
+async def test_progress_reaches_sinks_and_extends_the_deadline(
+    test_server: McpServerConfig,
+) -> None:
+    """Progress arrives as events, and keeps a call alive past its idle deadline."""
+    config = test_server.model_copy(update={"timeout_s": 0.6})
+    events: list[ToolEvent] = []
+    async with McpHub([config]) as hub:
+        executor = Executor(hub.registry, sinks=[events.append])
+        result = await call(executor, "mcp__test__progress", {"steps": 5, "delay": 0.3})
+    assert result == Success("finished 5 steps")
+    progress = [e for e in events if isinstance(e, ToolProgress)]
+    assert [(p.progress, p.total, p.message) for p in progress] == [
+        (n, 5, f"step {n}") for n in range(1, 6)
+    ]
+
+
+async def test_idle_deadline_and_hard_cap(test_server: McpServerConfig) -> None:
+    """A silent call times out at the idle deadline; a chatty one at the hard cap."""
+    config = test_server.model_copy(update={"timeout_s": 0.5, "max_timeout_s": 1.2})
+    async with McpHub([config]) as hub:
+        executor = Executor(hub.registry)
+        start = time.monotonic()
+        silent = await call(executor, "mcp__test__hang")
+        assert isinstance(silent, Failure)
+        assert isinstance(silent.failure(), TimedOut)
+        assert time.monotonic() - start < 3
+        start = time.monotonic()
+        chatty = await call(executor, "mcp__test__progress", {"steps": 50, "delay": 0.1})
+        assert isinstance(chatty.failure(), TimedOut)  # type: ignore[attr-defined]
+        assert 1.0 < time.monotonic() - start < 4
+        # the session survived both: the server was told to cancel, not killed
+        assert await call(executor, "mcp__test__add", {"a": 1, "b": 1}) == Success(2)
+
+
+async def test_crash_mid_call_then_automatic_restart(test_server: McpServerConfig) -> None:
+    """A server dying mid-call gives TransportError at once; the next call restarts it."""
+    events: list[ToolEvent] = []
+    async with McpHub([test_server], sinks=[events.append]) as hub:
+        executor = Executor(hub.registry)
+        first_pid = (await call(executor, "mcp__test__pid")).unwrap()  # type: ignore[attr-defined]
+        start = time.monotonic()
+        crashed = await call(executor, "mcp__test__crash")
+        assert isinstance(crashed, Failure)
+        assert isinstance(crashed.failure(), TransportError)
+        assert crashed.failure().server == "test"
+        assert time.monotonic() - start < 5
+        again = await call(executor, "mcp__test__pid")
+        assert isinstance(again, Success)
+        assert again.unwrap() != first_pid
+    states = [e.state for e in events if isinstance(e, McpServerStateChanged)]
+    assert states == ["starting", "ready", "broken", "starting", "ready", "closed"]
+    restarting = [e for e in events if isinstance(e, McpServerStateChanged)][3]
+    assert "restarting" in restarting.detail
+
+
+async def test_server_that_never_starts_fails_in_bounded_time() -> None:
+    """A server hanging on start, or a missing command, fails clearly and promptly."""
+    hanging = McpServerConfig(
+        name="hangs",
+        command=sys.executable,
+        args=(SERVER, "--hang-on-start"),
+        startup_timeout_s=1,
+        stderr="discard",
+    )
+    missing = McpServerConfig(
+        name="missing", command="/nonexistent/mcp-server", startup_timeout_s=5
+    )
+    start = time.monotonic()
+    hub = McpHub([hanging, missing])
+    try:
+        results = await hub.connect()
+    finally:
+        await hub.close()
+    assert time.monotonic() - start < 15
+    for name in ("hangs", "missing"):
+        result = results[name]
+        assert isinstance(result, Failure)
+        assert isinstance(result.failure(), TransportError)
+    assert "did not start within 1s" in results["hangs"].failure().message
+    assert "could not start" in results["missing"].failure().message
+
+
+async def test_concurrent_calls_share_one_session(test_server: McpServerConfig) -> None:
+    """Twenty calls at once go through one server process."""
+    async with McpHub([test_server]) as hub:
+        executor = Executor(hub.registry)
+        calls = [ToolCall(name="mcp__test__pid") for _ in range(20)]
+        outcomes = await executor.run_many(calls, CTX, max_concurrency=20)
+        pids = {o.result.unwrap() for o in outcomes}
+        assert len(pids) == 1
+
+
+async def test_close_leaves_no_orphan_process(test_server: McpServerConfig) -> None:
+    """After the hub closes, the server process is gone."""
+    async with McpHub([test_server]) as hub:
+        pid = (await call(Executor(hub.registry), "mcp__test__pid")).unwrap()  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"server process {pid} still running")
+
+
+async def test_list_changed_adds_tools(test_server: McpServerConfig) -> None:
+    """`tools/list_changed` refreshes the list: a new tool becomes callable."""
+    waiter = Waiter(lambda e: isinstance(e, ToolRegistered) and e.tool == "mcp__test__grown")
+    async with McpHub([test_server], sinks=[waiter]) as hub:
+        executor = Executor(hub.registry)
+        assert await call(executor, "mcp__test__grow") == Success("grew")
+        await waiter.wait()
+        assert await call(executor, "mcp__test__grown") == Success("grown")
+
+
+@pytest.mark.parametrize("policy", ["disable", "approve"])
+async def test_rug_pull_is_flagged(
+    test_server: McpServerConfig, policy: str, tmp_path: Path
+) -> None:
+    """A changed definition is flagged; disabled or held for approval until accepted."""
+    config = test_server.model_copy(update={"on_change": policy})
+    waiter = Waiter(lambda e: isinstance(e, ToolDefinitionChanged))
+    pins = tmp_path / "pins.json"
+    async with McpHub([config], sinks=[waiter], pins=pins) as hub:
+        executor = Executor(hub.registry)
+        assert await call(executor, "mcp__test__mutate") == Success("mutated")
+        await waiter.wait()
+        assert hub.pending_changes() == ("mcp__test__add",)
+        [changed] = [e for e in waiter.seen if isinstance(e, ToolDefinitionChanged)]
+        assert changed.tool == "mcp__test__add"
+        assert changed.old_hash != changed.new_hash
+        if policy == "disable":
+            assert changed.action == "disabled"
+            assert "mcp__test__add" not in hub.registry
+        else:
+            assert changed.action == "needs_approval"
+            held = await call(executor, "mcp__test__add", {"a": 1, "b": 2})
+            assert isinstance(held.failure(), ApprovalRequired)  # type: ignore[attr-defined]
+        assert hub.accept_change("mcp__test__add")
+        assert await call(executor, "mcp__test__add", {"a": 1, "b": 2}) == Success(3)
+        assert "keys" in hub.registry.find("mcp__test__add").description  # type: ignore[union-attr]
+    assert "mcp__test__add" in pins.read_text()
+
+
+async def test_name_clash_fails_loudly_with_a_fix(test_server: McpServerConfig) -> None:
+    """Two tools mapping to one name raise with a hint to rename."""
+    config = test_server.model_copy(update={"rename": {"add": "refuse"}})
+    hub = McpHub([config])
+    try:
+        with pytest.raises(DuplicateToolError, match=r"rename = \{"):
+            await hub.connect()
+    finally:
+        await hub.close()
+
+
+def test_long_names_are_shortened_stably() -> None:
+    """Names stay within 64 characters, distinct, and the same every time."""
+    a = namespaced("a-very-long-server-name", "an.extremely.long.tool.name.that.goes.on.and.on")
+    b = namespaced("a-very-long-server-name", "an.extremely.long.tool.name.that.goes.on.and.ON")
+    assert len(a) == len(b) == MAX_NAME
+    assert a != b
+    assert a == namespaced(
+        "a-very-long-server-name", "an.extremely.long.tool.name.that.goes.on.and.on"
+    )
+
+
+async def test_mcp_json_with_env_expansion(tmp_path: Path) -> None:
+    """`.mcp.json` servers start with `${VAR}`-expanded settings."""
+    config_file = tmp_path / ".mcp.json"
+    config_file.write_text(
+        '{"mcpServers": {"test": {"command": "${PY}", "args": ["${SERVER}"],'
+        ' "env": {"GREETING": "${HELLO:-fallback}"}, "stderr": "discard"}}}'
+    )
+    [server] = load_mcp_json(config_file, environ={"PY": sys.executable, "SERVER": SERVER}).unwrap()
+    assert server.env == {"GREETING": "fallback"}
+    async with McpHub([server]) as hub:
+        result = await call(Executor(hub.registry), "mcp__test__echo_env", {"name": "GREETING"})
+    assert result == Success("fallback")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"mcpServers": {"x": {"args": []}}}')
+    assert "exactly one of `command` or `url`" in str(load_mcp_json(bad).failure())
+
+
+async def test_third_party_time_server(time_server: McpServerConfig) -> None:
+    """PyPI's mcp-server-time: trusted annotations carried over, real answers, real errors."""
+    async with McpHub([time_server]) as hub:
+        tool = hub.registry.find("mcp__time__get_current_time")
+        assert tool is not None
+        assert tool.annotations.read_only
+        executor = Executor(hub.registry)
+        now = await call(executor, "mcp__time__get_current_time", {"timezone": "Europe/Oslo"})
+        assert isinstance(now, Success)
+        assert now.unwrap()["timezone"] == "Europe/Oslo"
+        wrong = await call(executor, "mcp__time__get_current_time", {"timezone": "Mars/Base"})
+        assert isinstance(wrong.failure(), ExecutionFailed)  # type: ignore[attr-defined]
+        assert wrong.failure().model_can_fix  # type: ignore[attr-defined]
+
+
+async def test_in_process_server_for_fast_tests() -> None:
+    """An MCPServer object can be reached in-process, with the same Results."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("calc")
+
+    @server.tool()
+    def double(n: int) -> int:
+        """Double a number."""
+        return n * 2
+
+    async with McpHub([], in_process={"calc": server}) as hub:
+        executor = Executor(hub.registry)
+        assert await call(executor, "mcp__calc__double", {"n": 21}) == Success(42)
+        assert isinstance(
+            (await call(executor, "mcp__calc__double", {"n": "x"})).failure(),  # type: ignore[attr-defined]
+            InvalidArguments,
+        )
