@@ -31,11 +31,19 @@ from toolrail.core.params import ParameterSchema as ParameterSchema
 from toolrail.core.tool import Tool as Tool
 from toolrail.core.tool import ToolAnnotations as ToolAnnotations
 from toolrail.executor import Executor as Executor
+from toolrail.jsonl import JsonlCallLog as JsonlCallLog
+from toolrail.models.scripted import ScriptedModel as ScriptedModel
+from toolrail.models.scripted import ScriptedTurn as ScriptedTurn
+from toolrail.orchestrator import Agent as Agent
+from toolrail.orchestrator import Orchestrator as Orchestrator
+from toolrail.orchestrator import RunResult as RunResult
 from toolrail.registry import AgentToolTable as AgentToolTable
 from toolrail.registry import DuplicateToolError as DuplicateToolError
 from toolrail.registry import ToolRegistry as ToolRegistry
+from toolrail.stream import ToolStreamHandler as ToolStreamHandler
 
 __all__ = [
+    "Agent",
     "AgentToolTable",
     "ApprovalRequired",
     "ArgumentIssue",
@@ -51,10 +59,15 @@ __all__ = [
     "Failure",
     "InternalError",
     "InvalidArguments",
+    "JsonlCallLog",
     "NotAllowed",
+    "Orchestrator",
     "ParameterSchema",
     "PermissionDenied",
     "Result",
+    "RunResult",
+    "ScriptedModel",
+    "ScriptedTurn",
     "Success",
     "TimedOut",
     "Tool",
@@ -63,6 +76,7 @@ __all__ = [
     "ToolError",
     "ToolOutcome",
     "ToolRegistry",
+    "ToolStreamHandler",
     "TransportError",
     "UnknownTool",
     "tool",

@@ -1,0 +1,121 @@
+"""What every provider dialect offers, and the pieces they share."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+from returns.result import Failure, Success
+
+from toolrail.core.call import ToolCall, ToolOutcome
+from toolrail.core.tool import TOOL_NAME
+from toolrail.jsonish import dumps
+from toolrail.models.messages import Message
+from toolrail.registry import AnyTool
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """Tools in a provider's format, and per tool what had to change to get there."""
+
+    tools: list[Json]
+    report: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+class Dialect(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def export_tools(self, tools: Iterable[AnyTool], *, strict: bool = False) -> Export: ...
+
+    def build_request(
+        self, instructions: str, messages: Sequence[Message], export: Export
+    ) -> Json: ...
+
+    def parse_tool_calls(self, response: object) -> list[ToolCall]: ...
+
+    def parse_text(self, response: object) -> str: ...
+
+    def format_tool_result(self, outcome: ToolOutcome) -> Json: ...
+
+    def response_from(self, text: str, calls: Sequence[ToolCall]) -> Json: ...
+
+
+def check_name(name: str, provider: str, pattern: re.Pattern[str] = TOOL_NAME) -> None:
+    """Fail loudly, before a request is sent, for a name the provider would reject."""
+    if not pattern.match(name):
+        raise ValueError(
+            f"{provider} rejects the tool name {name!r} (must match "
+            f"{pattern.pattern}); rename the tool"
+        )
+
+
+def as_data(response: object) -> Any:
+    """An SDK response object or plain JSON data → plain JSON data."""
+    dump = getattr(response, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    if isinstance(response, str | bytes):
+        return orjson.loads(response)
+    return response
+
+
+def result_text(outcome: ToolOutcome) -> tuple[str, bool]:
+    """What the model reads about a finished call, and whether it is an error."""
+    match outcome.result:
+        case Success(str() as text):
+            return text, False
+        case Success(value):
+            return dumps(value).decode(), False
+        case Failure(error):
+            advice = (
+                "fix the call and try again"
+                if error.model_can_fix
+                else "this will not work by retrying the same call"
+            )
+            return f"Error ({error.kind}): {error.message}\n({advice})", True
+        case _:
+            return "Error: no result", True
+
+
+def arguments_text(call: ToolCall) -> str:
+    """Arguments as the JSON text some providers want back in the transcript."""
+    raw = call.arguments
+    if raw is None:
+        return "{}"
+    if isinstance(raw, bytes):
+        return raw.decode("utf-8", "replace")
+    if isinstance(raw, str):
+        return raw
+    return dumps(raw).decode()
+
+
+def arguments_object(call: ToolCall) -> Json:
+    """Arguments as an object, for providers that want objects; unparseable text is kept."""
+    raw = call.arguments
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    if isinstance(raw, str | bytes) and raw.strip():
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return {"_unparsed_arguments": raw if isinstance(raw, str) else raw.decode()}
+        return value if isinstance(value, dict) else {"_arguments": value}
+    return {}
+
+
+def get(data: Any, *path: str | int) -> Any:
+    """`data[p0][p1]...` or None, through dicts and lists of unknown shape."""
+    for key in path:
+        if isinstance(key, int) and isinstance(data, list) and -len(data) <= key < len(data):
+            data = data[key]
+        elif isinstance(key, str) and isinstance(data, dict):
+            data = data.get(key)
+        else:
+            return None
+    return data

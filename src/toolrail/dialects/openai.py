@@ -1,0 +1,245 @@
+"""OpenAI: Chat Completions (`chat`) and Responses (`responses`) function tools.
+
+`parse_tool_calls` reads either API's response shape; `export_tools` and
+`format_tool_result` default to Chat Completions.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, assert_never
+
+from toolrail.core.call import ToolCall, ToolOutcome
+from toolrail.dialects.base import (
+    Export,
+    Json,
+    arguments_text,
+    as_data,
+    check_name,
+    get,
+    result_text,
+)
+from toolrail.dialects.schema import openai_strict
+from toolrail.models.messages import (
+    AssistantMessage,
+    Handoff,
+    Message,
+    ToolResults,
+    UserMessage,
+)
+from toolrail.registry import AnyTool
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAIDialect:
+    api: Literal["chat", "responses"] = "chat"
+
+    @property
+    def name(self) -> str:
+        return f"openai-{self.api}"
+
+    def export_tools(self, tools: Iterable[AnyTool], *, strict: bool = False) -> Export:
+        exported: list[Json] = []
+        report: dict[str, tuple[str, ...]] = {}
+        for tool in tools:
+            check_name(tool.name, "OpenAI")
+            notes: list[str] = []
+            schema = tool.input_schema()
+            parameters = openai_strict(schema, notes) if strict else schema
+            if notes:
+                report[tool.name] = tuple(notes)
+            function = {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": parameters,
+                "strict": strict,
+            }
+            exported.append(
+                {"type": "function", "function": function}
+                if self.api == "chat"
+                else {"type": "function", **function}
+            )
+        return Export(exported, report)
+
+    def build_request(self, instructions: str, messages: Sequence[Message], export: Export) -> Json:
+        if self.api == "responses":
+            return {
+                "instructions": instructions,
+                "input": self._input_items(messages),
+                "tools": export.tools,
+            }
+        chat: list[Json] = [{"role": "system", "content": instructions}]
+        for message in messages:
+            chat.extend(self._chat_messages(message))
+        return {"messages": chat, "tools": export.tools}
+
+    def _chat_messages(self, message: Message) -> list[Json]:
+        match message:
+            case UserMessage(text=text):
+                return [{"role": "user", "content": text}]
+            case Handoff(from_agent=who, summary=summary):
+                return [{"role": "user", "content": f"[handoff from {who}] {summary}"}]
+            case AssistantMessage(text=text, calls=calls):
+                out: Json = {"role": "assistant", "content": text or None}
+                if calls:
+                    out["tool_calls"] = [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": arguments_text(c)},
+                        }
+                        for c in calls
+                    ]
+                return [out]
+            case ToolResults(outcomes=outcomes):
+                return [self.format_tool_result(o) for o in outcomes]
+            case _:
+                assert_never(message)
+
+    def _input_items(self, messages: Sequence[Message]) -> list[Json]:
+        items: list[Json] = []
+        for message in messages:
+            match message:
+                case UserMessage(text=text):
+                    items.append({"role": "user", "content": text})
+                case Handoff(from_agent=who, summary=summary):
+                    items.append({"role": "user", "content": f"[handoff from {who}] {summary}"})
+                case AssistantMessage(text=text, calls=calls):
+                    if text:
+                        items.append({"role": "assistant", "content": text})
+                    items.extend(
+                        {
+                            "type": "function_call",
+                            "call_id": c.id,
+                            "name": c.name,
+                            "arguments": arguments_text(c),
+                        }
+                        for c in calls
+                    )
+                case ToolResults(outcomes=outcomes):
+                    items.extend(self.format_tool_result(o) for o in outcomes)
+        return items
+
+    def parse_tool_calls(self, response: object) -> list[ToolCall]:
+        data = as_data(response)
+        output = get(data, "output")
+        if isinstance(output, list):  # Responses API
+            return [
+                ToolCall(
+                    id=str(item.get("call_id") or item.get("id") or _new_id()),
+                    name=str(item.get("name") or ""),
+                    arguments=item.get("arguments"),
+                )
+                for item in output
+                if isinstance(item, dict) and item.get("type") == "function_call"
+            ]
+        calls = get(data, "choices", 0, "message", "tool_calls") or []
+        return [
+            ToolCall(
+                id=str(call.get("id") or _new_id()),
+                name=str(get(call, "function", "name") or ""),
+                arguments=get(call, "function", "arguments"),
+            )
+            for call in calls
+            if isinstance(call, dict)
+        ]
+
+    def parse_text(self, response: object) -> str:
+        data = as_data(response)
+        output = get(data, "output")
+        if isinstance(output, list):
+            return "".join(
+                part.get("text", "")
+                for item in output
+                if isinstance(item, dict) and item.get("type") == "message"
+                for part in item.get("content") or []
+                if isinstance(part, dict)
+            )
+        return str(get(data, "choices", 0, "message", "content") or "")
+
+    def format_tool_result(self, outcome: ToolOutcome) -> Json:
+        text, _ = result_text(outcome)
+        if self.api == "responses":
+            return {"type": "function_call_output", "call_id": outcome.call.id, "output": text}
+        return {"role": "tool", "tool_call_id": outcome.call.id, "content": text}
+
+    def response_from(self, text: str, calls: Sequence[ToolCall]) -> Json:
+        if self.api == "responses":
+            output: list[Json] = []
+            if text:
+                output.append(
+                    {
+                        "type": "message",
+                        "id": _new_id("msg"),
+                        "role": "assistant",
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": text, "annotations": []}],
+                    }
+                )
+            output.extend(
+                {
+                    "type": "function_call",
+                    "id": _new_id("fc"),
+                    "call_id": c.id,
+                    "name": c.name,
+                    "arguments": arguments_text(c),
+                    "status": "completed",
+                }
+                for c in calls
+            )
+            return {
+                "id": _new_id("resp"),
+                "object": "response",
+                "status": "completed",
+                "model": "scripted",
+                "output": output,
+            }
+        message: Json = {"role": "assistant", "content": text or None, "refusal": None}
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": arguments_text(c)},
+                }
+                for c in calls
+            ]
+        return {
+            "id": _new_id("chatcmpl"),
+            "object": "chat.completion",
+            "created": 0,
+            "model": "scripted",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if calls else "stop",
+                    "logprobs": None,
+                }
+            ],
+        }
+
+
+def _new_id(prefix: str = "call") -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:24]}"
+
+
+chat = OpenAIDialect("chat")
+responses = OpenAIDialect("responses")
+
+
+def export_tools(tools: Iterable[AnyTool], *, strict: bool = False) -> Export:
+    """Chat Completions function tools; `strict=True` transcodes schemas for strict mode."""
+    return chat.export_tools(tools, strict=strict)
+
+
+def parse_tool_calls(response: Any) -> list[ToolCall]:
+    """Tool calls of a Chat Completions or Responses response (SDK object or JSON)."""
+    return chat.parse_tool_calls(response)
+
+
+def format_tool_result(outcome: ToolOutcome) -> Json:
+    """A Chat Completions `tool` message for the outcome."""
+    return chat.format_tool_result(outcome)

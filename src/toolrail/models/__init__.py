@@ -1,0 +1,1 @@
+"""Models an agent loop talks to: the `Model` protocol, `ScriptedModel`, provider adapters."""

@@ -1,0 +1,296 @@
+"""The agent loop: model turn → tool calls → results → … until a terminator.
+
+An agent's turn ends when a tool returns `Success(Complete(...))` (or the model answers
+without calling a tool, which counts as completing with that answer). The orchestrator then
+routes to the next agent — `Complete.next_agent`, else the router — or finishes. A tool
+returning `Success(EndConversation(...))` ends the whole conversation.
+
+A batch of calls always runs to the end, and every result enters the transcript; only then
+are terminators acted on, in call order: an `EndConversation` anywhere in the batch wins
+over a `Complete`, and the first `Complete` wins over later ones.
+
+Nothing here raises for what a model or a tool does: limits, model errors and unknown
+agents end the run with a reason in `RunResult.end`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import structlog
+from returns.result import Success
+
+from toolrail.core.call import ToolOutcome
+from toolrail.core.context import ExecutionContext
+from toolrail.core.control import Complete, EndConversation
+from toolrail.events import Sink, ToolCallRequested
+from toolrail.executor import Executor
+from toolrail.models.base import (
+    CallAnnounced,
+    Model,
+    ModelRequest,
+    StreamingModel,
+    TurnDone,
+)
+from toolrail.models.messages import AssistantMessage, Handoff, Message, ToolResults, UserMessage
+from toolrail.registry import AgentToolTable, ToolRegistry
+
+log = structlog.get_logger("toolrail.orchestrator")
+
+EndKind = Literal[
+    "end_conversation",
+    "completed",
+    "max_turns",
+    "max_tool_calls",
+    "max_handoffs",
+    "model_error",
+    "unknown_agent",
+]
+Router = Callable[[str, Complete], str | None] | Mapping[str, str | None]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Agent:
+    """An agent: who it is, what it is told, which model answers for it, which tools
+    (glob patterns over tool names) it may see and call, and its limits."""
+
+    name: str
+    instructions: str
+    model: Model
+    tools: tuple[str, ...] = ()
+    permissions: frozenset[str] = frozenset()
+    phase: str | None = None
+    max_turns: int = 10
+    max_tool_calls_per_turn: int = 16
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunEnd:
+    """Why the run stopped, and in which agent."""
+
+    kind: EndKind
+    agent: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentRun:
+    """One stretch of control held by one agent."""
+
+    agent: str
+    turns: int
+    tool_calls: int
+    completed: Complete | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunResult:
+    conversation_id: str
+    transcript: tuple[Message, ...]
+    agents: tuple[AgentRun, ...]
+    end: RunEnd
+    final_message: str | None = None
+
+    @property
+    def outcomes(self) -> tuple[ToolOutcome, ...]:
+        """Every tool outcome of the run, in order."""
+        return tuple(o for m in self.transcript if isinstance(m, ToolResults) for o in m.outcomes)
+
+
+@dataclass(slots=True)
+class _Turns:
+    """What one agent's stretch produced: its record, and how it ended."""
+
+    run: AgentRun
+    end: RunEnd | None = None
+    complete: Complete | None = None
+    final_message: str | None = None
+
+
+class Orchestrator:
+    """Runs conversations between agents over one registry; see the module docstring."""
+
+    def __init__(
+        self,
+        agents: Iterable[Agent],
+        registry: ToolRegistry,
+        *,
+        route: Router | None = None,
+        sinks: Iterable[Sink] = (),
+        max_concurrency: int = 8,
+        max_handoffs: int = 16,
+        stream: bool = True,
+        default_timeout_s: float | None = None,
+    ) -> None:
+        self.agents = {agent.name: agent for agent in agents}
+        if not self.agents:
+            raise ValueError("an orchestrator needs at least one agent")
+        self.route = route
+        self.max_concurrency = max_concurrency
+        self.max_handoffs = max_handoffs
+        self.stream = stream
+        table = AgentToolTable({name: agent.tools for name, agent in self.agents.items()})
+        self.executor = Executor(
+            registry, agents=table, sinks=sinks, default_timeout_s=default_timeout_s
+        )
+
+    async def run(
+        self,
+        message: str,
+        *,
+        start: str | None = None,
+        conversation_id: str | None = None,
+        request_id: str | None = None,
+    ) -> RunResult:
+        """Run a conversation from a user's message until it ends; returns it as a value."""
+        conversation = conversation_id or uuid.uuid4().hex
+        transcript: list[Message] = [UserMessage(text=message)]
+        runs: list[AgentRun] = []
+        name = start or next(iter(self.agents))
+        for _ in range(self.max_handoffs + 1):
+            agent = self.agents.get(name)
+            if agent is None:
+                end = RunEnd(kind="unknown_agent", agent=name, detail=f"no agent named {name!r}")
+                return self._result(conversation, transcript, runs, end)
+            ctx = ExecutionContext(
+                agent=agent.name,
+                permissions=agent.permissions,
+                conversation_id=conversation,
+                phase=agent.phase or agent.name,
+                request_id=request_id,
+            )
+            turns = await self._run_agent(agent, transcript, ctx)
+            runs.append(turns.run)
+            if turns.end is not None:
+                return self._result(conversation, transcript, runs, turns.end, turns.final_message)
+            assert turns.complete is not None
+            following = self._next_agent(agent.name, turns.complete)
+            if following is None:
+                end = RunEnd(kind="completed", agent=agent.name, detail=turns.complete.summary)
+                return self._result(conversation, transcript, runs, end, turns.complete.summary)
+            transcript.append(
+                Handoff(from_agent=agent.name, to_agent=following, summary=turns.complete.summary)
+            )
+            name = following
+        end = RunEnd(
+            kind="max_handoffs",
+            agent=name,
+            detail=f"control changed hands more than {self.max_handoffs} times",
+        )
+        return self._result(conversation, transcript, runs, end)
+
+    async def _run_agent(
+        self, agent: Agent, transcript: list[Message], ctx: ExecutionContext
+    ) -> _Turns:
+        dialect = agent.model.dialect
+        tool_calls = 0
+        for turn in range(1, agent.max_turns + 1):
+            export = dialect.export_tools(self.executor.visible(agent.name))
+            request = ModelRequest(
+                agent=agent.name,
+                instructions=agent.instructions,
+                messages=tuple(transcript),
+                export=export,
+                body=dialect.build_request(agent.instructions, transcript, export),
+            )
+            try:
+                response = await self._ask(agent, request, ctx)
+                calls = dialect.parse_tool_calls(response)
+                text = dialect.parse_text(response)
+            except Exception as error:
+                log.warning("model failed", agent=agent.name, error=repr(error))
+                run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls)
+                detail = f"{type(error).__name__}: {error}"
+                return _Turns(run, RunEnd(kind="model_error", agent=agent.name, detail=detail))
+            transcript.append(AssistantMessage(agent=agent.name, text=text, calls=tuple(calls)))
+            if not calls:  # answering without a tool completes the agent's task
+                run = AgentRun(
+                    agent=agent.name,
+                    turns=turn,
+                    tool_calls=tool_calls,
+                    completed=Complete(summary=text),
+                )
+                return _Turns(run, complete=Complete(summary=text))
+            if len(calls) > agent.max_tool_calls_per_turn:
+                run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls)
+                detail = (
+                    f"{agent.name} asked for {len(calls)} tool calls in one turn; "
+                    f"the limit is {agent.max_tool_calls_per_turn}"
+                )
+                return _Turns(run, RunEnd(kind="max_tool_calls", agent=agent.name, detail=detail))
+            outcomes = await self.executor.run_many(
+                calls, ctx, max_concurrency=self.max_concurrency
+            )
+            tool_calls += len(outcomes)
+            transcript.append(ToolResults(agent=agent.name, outcomes=tuple(outcomes)))
+            ended = _terminator(outcomes)
+            if isinstance(ended, EndConversation):
+                run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls)
+                end = RunEnd(kind="end_conversation", agent=agent.name, detail=ended.reason)
+                return _Turns(run, end, final_message=ended.final_message or ended.reason)
+            if isinstance(ended, Complete):
+                run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls, completed=ended)
+                return _Turns(run, complete=ended)
+        run = AgentRun(agent=agent.name, turns=agent.max_turns, tool_calls=tool_calls)
+        detail = f"{agent.name} used all {agent.max_turns} turns without completing"
+        return _Turns(run, RunEnd(kind="max_turns", agent=agent.name, detail=detail))
+
+    async def _ask(self, agent: Agent, request: ModelRequest, ctx: ExecutionContext) -> object:
+        """One model turn; a streaming model's calls are announced as they begin."""
+        model = agent.model
+        if not (self.stream and isinstance(model, StreamingModel)):
+            return await model.respond(request)
+        response: object = None
+        async for event in model.stream(request):
+            match event:
+                case CallAnnounced(call_id=call_id, name=name):
+                    self.executor.emit(ToolCallRequested(call_id=call_id, tool=name, context=ctx))
+                case TurnDone(response=done):
+                    response = done
+                case _:
+                    pass
+        if response is None:
+            raise RuntimeError("the model's stream ended without a response")
+        return response
+
+    def _next_agent(self, agent: str, complete: Complete) -> str | None:
+        if complete.next_agent:
+            return complete.next_agent
+        if self.route is None:
+            return None
+        if isinstance(self.route, Mapping):
+            return self.route.get(agent)
+        return self.route(agent, complete)
+
+    def _result(
+        self,
+        conversation: str,
+        transcript: Sequence[Message],
+        runs: list[AgentRun],
+        end: RunEnd,
+        final_message: str | None = None,
+    ) -> RunResult:
+        return RunResult(
+            conversation_id=conversation,
+            transcript=tuple(transcript),
+            agents=tuple(runs),
+            end=end,
+            final_message=final_message,
+        )
+
+
+def _terminator(outcomes: Sequence[ToolOutcome]) -> Complete | EndConversation | None:
+    """EndConversation anywhere in the batch wins; else the first Complete; else None."""
+    first_complete: Complete | None = None
+    for outcome in outcomes:
+        match outcome.result:
+            case Success(EndConversation() as end):
+                return end
+            case Success(Complete() as complete) if first_complete is None:
+                first_complete = complete
+            case _:
+                pass
+    return first_complete
