@@ -1,117 +1,176 @@
-"""The toolrail demo: one registry, two agents with different tool tables, and what a
-handful of calls return — successes, a validation failure, a call that is not allowed,
-a tool that fails, a timeout — as an agent loop would see them. Then a batch of parallel
-calls narrated live by the stream handler, and a summary of the JSONL call log."""
+"""The toolrail demo: a scripted two-agent conversation, narrated live.
+
+A researcher (search, index, and an MCP time server's tools) and a writer (word count,
+notes) work on one request. Watch for: a call with bad arguments the model fixes, four
+calls running in parallel with live progress, an MCP tool called by its namespaced name,
+`complete` handing control to the writer, and `end_conversation` ending it all. Every
+call lands in the JSONL log, summarised at the end.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from pathlib import Path
 
-from demo_tools import (
-    fetch_status,
-    index_docs,
-    save_note,
-    search_docs,
-    slow_report,
-    word_count,
-)
+from demo_tools import fetch_status, index_docs, save_note, search_docs, word_count
+from rich.console import Console
 
 from toolrail import (
-    AgentToolTable,
-    ExecutionContext,
-    Executor,
-    Failure,
-    InvalidArguments,
-    NotAllowed,
+    Agent,
+    JsonlCallLog,
+    Orchestrator,
+    ScriptedModel,
+    ScriptedTurn,
     Success,
-    TimedOut,
-    ToolCall,
-    ToolOutcome,
     ToolRegistry,
+    ToolStreamHandler,
 )
-from toolrail.jsonish import dumps
-from toolrail.jsonl import JsonlCallLog
+from toolrail.builtin import complete, end_conversation
+from toolrail.dialects import anthropic
 from toolrail.logreader import format_stats, read_entries, stats
-from toolrail.stream import ToolStreamHandler
+from toolrail.mcp import McpHub, McpServerConfig
+from toolrail.models.base import ModelRequest
+from toolrail.models.messages import AssistantMessage, Handoff, Message, ToolResults
 from toolrail.ui import LiveProgress
 
-LOGS = Path(__file__).resolve().parent.parent / "logs"
-AGENTS = AgentToolTable(
-    {
-        "researcher": ["search_docs", "word_count", "slow_report", "fetch_status", "index_*"],
-        "writer": ["word_count", "save_*"],
-    }
+LOGS = Path(os.environ.get("TOOLRAIL_LOG_DIR") or Path(__file__).resolve().parent.parent / "logs")
+REQUEST = "Write a short status note on the docs: what is indexed, and the time in Oslo."
+TIME_SERVER = McpServerConfig(
+    name="time",
+    command=sys.executable,
+    args=("-m", "mcp_server_time", "--local-timezone", "UTC"),
+    trusted=True,
+    stderr="discard",
 )
 
-CALLS = [
-    ("researcher", ToolCall(name="search_docs", arguments='{"query": "retries", "limit": 1}')),
-    ("researcher", ToolCall(name="word_count", arguments={"text": "errors are values"})),
-    ("researcher", ToolCall(name="search_docs", arguments='{"query": "x", "limit": 50, "q": 1}')),
-    ("researcher", ToolCall(name="save_note", arguments={"title": "t", "body": "b"})),
-    ("writer", ToolCall(name="save_note", arguments={"title": "plan", "body": "ship it"})),
-    ("researcher", ToolCall(name="fetch_status", arguments={"service": "billing"})),
-    ("researcher", ToolCall(name="slow_report", arguments={"topic": "latency"})),
-    ("writer", ToolCall(name="serach_docs", arguments={})),
+
+def fix_the_query(request: ModelRequest) -> ScriptedTurn:
+    """What a model does after reading InvalidArguments: send a longer query."""
+    last = request.messages[-1]
+    assert isinstance(last, ToolResults)
+    error = last.outcomes[0].result.failure()
+    return ScriptedTurn(
+        text=f"The tool said {error.kind}; I will use a longer query.",
+        calls=[("search_docs", {"query": "agents results", "limit": 2})],
+    )
+
+
+def hand_over(request: ModelRequest) -> ScriptedTurn:
+    """Read the batch's results (the MCP server's answer among them) and complete."""
+    last = request.messages[-1]
+    assert isinstance(last, ToolResults)
+    pages, clock = 0, "unknown"
+    for outcome in last.outcomes:
+        match outcome.call.name, outcome.result:
+            case "index_docs", Success(int() as indexed):
+                pages += indexed
+            case "mcp__time__get_current_time", Success({"datetime": str() as now}):
+                clock = now
+            case _:
+                pass
+    summary = f"{pages} pages indexed; docs service up; Oslo time is {clock}."
+    return ScriptedTurn(calls=[("complete", {"summary": summary, "next_agent": "writer"})])
+
+
+def write_note(request: ModelRequest) -> ScriptedTurn:
+    """Turn the researcher's handoff summary into a note."""
+    handoff = next(m for m in reversed(request.messages) if isinstance(m, Handoff))
+    note = f"Docs status: {handoff.summary}"
+    return ScriptedTurn(
+        text="Drafting the note.",
+        calls=[("word_count", {"text": note}), ("save_note", {"title": "status", "body": note})],
+    )
+
+
+def finish(request: ModelRequest) -> ScriptedTurn:
+    saved = next(m for m in reversed(request.messages) if isinstance(m, ToolResults))
+    final = f"{saved.outcomes[1].result.value_or('')}."
+    return ScriptedTurn(
+        calls=[("end_conversation", {"reason": "the note is saved", "final_message": final})]
+    )
+
+
+RESEARCHER = ScriptedModel(
+    [
+        ScriptedTurn(text="Let me search the docs first.", calls=[("search_docs", {"query": "x"})]),
+        fix_the_query,
+        ScriptedTurn(
+            text="Now four things at once: index two sections, check the docs service, "
+            "and ask the time server for Oslo.",
+            calls=[
+                ("index_docs", {"section": "guides"}),
+                ("index_docs", {"section": "api"}),
+                ("fetch_status", {"service": "docs"}),
+                ("mcp__time__get_current_time", {"timezone": "Europe/Oslo"}),
+            ],
+        ),
+        hand_over,
+    ],
+    dialect=anthropic.dialect,  # the researcher's model speaks Anthropic's dialect
+)
+
+WRITER = ScriptedModel([write_note, finish])  # speaks OpenAI's Chat Completions dialect
+
+AGENTS = [
+    Agent(
+        name="researcher",
+        instructions="Find out what the user needs, then hand over to the writer.",
+        model=RESEARCHER,
+        tools=("search_docs", "index_docs", "fetch_status", "mcp__time__*", "complete"),
+    ),
+    Agent(
+        name="writer",
+        instructions="Write and save the note, then end the conversation.",
+        model=WRITER,
+        tools=("word_count", "save_note", "end_conversation"),
+        permissions=frozenset({"fs:write"}),
+    ),
 ]
 
 
-def show(outcome: ToolOutcome) -> str:
-    """What an agent loop does with an outcome: match on it."""
-    match outcome.result:
-        case Success(value):
-            return f"✅ Success: {value!r}"
-        case Failure(InvalidArguments(issues=issues)):
-            lines = "".join(f"\n      {issue}" for issue in issues)
-            return f"✏️  InvalidArguments — the model reads this and fixes its call:{lines}"
-        case Failure(NotAllowed(message=message)):
-            return f"🚫 NotAllowed: {message}"
-        case Failure(TimedOut(timeout_s=seconds)):
-            return f"⏱  TimedOut after {seconds:g}s — the loop decides what next"
-        case Failure(error):
-            fixable = "the model can fix this" if error.model_can_fix else "the loop decides"
-            return f"❌ {type(error).__name__} ({fixable}): {error.message}"
-        case _:
-            return "?"
+def narrate(console: Console) -> object:
+    def on_message(message: Message) -> None:
+        match message:
+            case AssistantMessage(agent=agent, text=text) if text:
+                console.print(f"[bold]🤖 {agent}:[/bold] {text}")
+            case Handoff(from_agent=source, to_agent=target, summary=summary):
+                console.print(f"\n[bold magenta]↪ {source} hands over to {target}:[/] {summary}\n")
+            case _:
+                pass
 
-
-PARALLEL = [
-    ToolCall(name="index_docs", arguments={"section": "guides"}),
-    ToolCall(name="search_docs", arguments={"query": "agents results"}),
-    ToolCall(name="index_docs", arguments={"section": "api"}),
-    ToolCall(name="fetch_status", arguments={"service": "docs"}),
-    ToolCall(name="word_count", arguments={"text": 42}),
-]
+    return on_message
 
 
 async def main() -> None:
+    console = Console(soft_wrap=True)
+    console.print(__doc__)
     registry = ToolRegistry(
-        [search_docs, word_count, slow_report, save_note, fetch_status, index_docs]
+        [search_docs, index_docs, fetch_status, word_count, save_note, complete, end_conversation]
     )
     call_log = JsonlCallLog(LOGS)
-    executor = Executor(registry, agents=AGENTS, sinks=[call_log])
-    print(__doc__)
-    for agent in ("researcher", "writer"):
-        names = ", ".join(t.name for t in executor.visible(agent))
-        print(f"  {agent:10} may call: {names}")
-    print()
-    for agent, call in CALLS:
-        outcome = await executor.run(call, ExecutionContext(agent=agent))
-        shown = (
-            call.arguments if isinstance(call.arguments, str) else dumps(call.arguments).decode()
+    stream = ToolStreamHandler()
+    async with McpHub([TIME_SERVER], registry=registry) as hub:
+        mcp_tools = ", ".join(t.name for t in hub.tools())
+        console.print(f"MCP server 'time' connected: {mcp_tools}\n")
+        console.print(f"[bold]🧑 user:[/bold] {REQUEST}")
+        orchestrator = Orchestrator(
+            AGENTS,
+            registry,
+            sinks=[call_log, stream],
+            on_message=narrate(console),  # type: ignore[arg-type]
         )
-        print(f"→ {agent} calls {call.name} {shown}")
-        print(f"    {show(outcome)}  ({outcome.duration_ms:.1f} ms)\n")
+        with LiveProgress(stream, console=console):
+            result = await orchestrator.run(REQUEST, start="researcher")
 
-    print("→ researcher runs five calls at once; the stream handler narrates them live:")
-    narrator = ToolStreamHandler()
-    live = Executor(registry, agents=AGENTS, sinks=[call_log, narrator])
-    with LiveProgress(narrator):
-        await live.run_many(PARALLEL, ExecutionContext(agent="researcher"), max_concurrency=5)
-
-    print(f"\nEvery call above is one line in {call_log.current_path}")
-    print("`toolrail logs stats --dir logs` over the whole log says:\n")
-    print(format_stats(stats(read_entries(call_log.directory))))
+    console.print(f"\n[bold]🏁 Ended:[/bold] {result.end.kind} — {result.end.detail}")
+    console.print(f"[bold]Final message:[/bold] {result.final_message}")
+    for run in result.agents:
+        console.print(f"  {run.agent}: {run.turns} turns, {run.tool_calls} tool calls")
+    console.print(f"\nEvery call is a line in {call_log.current_path}")
+    console.print("`toolrail logs stats --dir logs` says:\n")
+    console.print(format_stats(stats(read_entries(LOGS))), highlight=False)
 
 
 if __name__ == "__main__":

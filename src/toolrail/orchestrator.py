@@ -124,7 +124,9 @@ class Orchestrator:
         max_handoffs: int = 16,
         stream: bool = True,
         default_timeout_s: float | None = None,
+        on_message: Callable[[Message], None] | None = None,
     ) -> None:
+        """`on_message` sees each message as it joins the transcript (for UIs)."""
         self.agents = {agent.name: agent for agent in agents}
         if not self.agents:
             raise ValueError("an orchestrator needs at least one agent")
@@ -132,6 +134,7 @@ class Orchestrator:
         self.max_concurrency = max_concurrency
         self.max_handoffs = max_handoffs
         self.stream = stream
+        self.on_message = on_message
         table = AgentToolTable({name: agent.tools for name, agent in self.agents.items()})
         self.executor = Executor(
             registry, agents=table, sinks=sinks, default_timeout_s=default_timeout_s
@@ -147,7 +150,8 @@ class Orchestrator:
     ) -> RunResult:
         """Run a conversation from a user's message until it ends; returns it as a value."""
         conversation = conversation_id or uuid.uuid4().hex
-        transcript: list[Message] = [UserMessage(text=message)]
+        transcript: list[Message] = []
+        self._append(transcript, UserMessage(text=message))
         runs: list[AgentRun] = []
         name = start or next(iter(self.agents))
         for _ in range(self.max_handoffs + 1):
@@ -171,9 +175,10 @@ class Orchestrator:
             if following is None:
                 end = RunEnd(kind="completed", agent=agent.name, detail=turns.complete.summary)
                 return self._result(conversation, transcript, runs, end, turns.complete.summary)
-            transcript.append(
-                Handoff(from_agent=agent.name, to_agent=following, summary=turns.complete.summary)
+            handoff = Handoff(
+                from_agent=agent.name, to_agent=following, summary=turns.complete.summary
             )
+            self._append(transcript, handoff)
             name = following
         end = RunEnd(
             kind="max_handoffs",
@@ -205,7 +210,9 @@ class Orchestrator:
                 run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls)
                 detail = f"{type(error).__name__}: {error}"
                 return _Turns(run, RunEnd(kind="model_error", agent=agent.name, detail=detail))
-            transcript.append(AssistantMessage(agent=agent.name, text=text, calls=tuple(calls)))
+            self._append(
+                transcript, AssistantMessage(agent=agent.name, text=text, calls=tuple(calls))
+            )
             if not calls:  # answering without a tool completes the agent's task
                 run = AgentRun(
                     agent=agent.name,
@@ -225,7 +232,7 @@ class Orchestrator:
                 calls, ctx, max_concurrency=self.max_concurrency
             )
             tool_calls += len(outcomes)
-            transcript.append(ToolResults(agent=agent.name, outcomes=tuple(outcomes)))
+            self._append(transcript, ToolResults(agent=agent.name, outcomes=tuple(outcomes)))
             ended = _terminator(outcomes)
             if isinstance(ended, EndConversation):
                 run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls)
@@ -255,6 +262,14 @@ class Orchestrator:
         if response is None:
             raise RuntimeError("the model's stream ended without a response")
         return response
+
+    def _append(self, transcript: list[Message], message: Message) -> None:
+        transcript.append(message)
+        if self.on_message is not None:
+            try:
+                self.on_message(message)
+            except Exception:
+                log.exception("on_message callback failed")
 
     def _next_agent(self, agent: str, complete: Complete) -> str | None:
         if complete.next_agent:

@@ -1,0 +1,44 @@
+"""The examples run as a user runs them (`make demo` runs examples/demo.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def run(name: str, logs: Path) -> str:
+    env = {**os.environ, "TOOLRAIL_LOG_DIR": str(logs)}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / name)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=EXAMPLES,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_demo_runs_the_whole_conversation(tmp_path: Path) -> None:
+    """Recovery, parallel calls, the MCP tool, the handoff and the end all happen."""
+    out = run("demo.py", tmp_path)
+    assert "✖ ⚙️ search_docs: x — invalid arguments" in out
+    assert "✔ 🌐 mcp__time__get_current_time: Europe/Oslo" in out
+    assert "↪ researcher hands over to writer" in out
+    assert "🏁 Ended: end_conversation" in out
+    assert "tool-calls-" in out
+    [log] = tmp_path.glob("tool-calls-*.jsonl")
+    assert len(log.read_text().splitlines()) == 10
+
+
+def test_tour_shows_each_kind_of_outcome(tmp_path: Path) -> None:
+    """The tour prints successes and each failure a loop matches on."""
+    out = run("tour.py", tmp_path)
+    for expected in ("✅ Success", "InvalidArguments", "NotAllowed", "TimedOut", "UnknownTool"):
+        assert expected in out
