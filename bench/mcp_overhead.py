@@ -34,7 +34,7 @@ async def main() -> None:
             )
         )
         executor = Executor(hub.registry)
-        ctx = ExecutionContext(agent="bench")
+        ctx = ExecutionContext(agent="bench", permissions=frozenset({"mcp:connect"}))
 
         def raw(client: Client) -> AsyncCall:
             async def call() -> object:

@@ -119,6 +119,7 @@ AGENTS = [
         instructions="Find out what the user needs, then hand over to the writer.",
         model=RESEARCHER,
         tools=("search_docs", "index_docs", "fetch_status", "mcp__time__*", "complete"),
+        permissions=frozenset({"mcp:connect"}),
     ),
     Agent(
         name="writer",

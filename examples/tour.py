@@ -37,6 +37,7 @@ from toolrail.logreader import format_stats, read_entries, stats
 from toolrail.stream import ToolStreamHandler
 from toolrail.ui import LiveProgress
 
+PERMISSIONS = {"researcher": frozenset[str](), "writer": frozenset({"fs:write"})}
 LOGS = Path(os.environ.get("TOOLRAIL_LOG_DIR") or Path(__file__).resolve().parent.parent / "logs")
 AGENTS = AgentToolTable(
     {
@@ -97,7 +98,9 @@ async def main() -> None:
         print(f"  {agent:10} may call: {names}")
     print()
     for agent, call in CALLS:
-        outcome = await executor.run(call, ExecutionContext(agent=agent))
+        outcome = await executor.run(
+            call, ExecutionContext(agent=agent, permissions=PERMISSIONS[agent])
+        )
         shown = (
             call.arguments if isinstance(call.arguments, str) else dumps(call.arguments).decode()
         )

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from returns.result import Failure, Result, Success
@@ -20,6 +20,7 @@ from toolrail.executor import Executor
 from toolrail.jsonish import dumps
 from toolrail.logreader import format_entry, format_stats, read_entries, stats
 from toolrail.mcp import McpHub, McpServerConfig
+from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, ToolRegistry
 
 
@@ -88,6 +89,19 @@ class _Loaded:
     agents: AgentToolTable | None
     mcp: tuple[McpServerConfig, ...]
     pins: Path | None
+    permissions: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    gates: Gates | None = None
+
+    def context(self, agent: str | None) -> ExecutionContext:
+        """As `agent`, with its granted permissions; else as the operator, who has them all."""
+        if agent is None:
+            granted = frozenset().union(*(t.permissions for t in self.registry))
+            return ExecutionContext(agent="operator", permissions=granted, project_root=Path.cwd())
+        return ExecutionContext(
+            agent=agent,
+            permissions=self.permissions.get(agent, frozenset()),
+            project_root=Path.cwd(),
+        )
 
 
 def _load(args: argparse.Namespace) -> Result[_Loaded, ConfigError]:
@@ -97,7 +111,14 @@ def _load(args: argparse.Namespace) -> Result[_Loaded, ConfigError]:
     return config.bind(
         lambda c: c.registry().bind(
             lambda registry: c.mcp_servers().map(
-                lambda servers: _Loaded(registry, c.agent_table(), servers, c.pins_path)
+                lambda servers: _Loaded(
+                    registry,
+                    c.agent_table(),
+                    servers,
+                    c.pins_path,
+                    {name: a.permissions for name, a in c.agents.items()},
+                    c.gates(),
+                )
             )
         )
     )
@@ -134,8 +155,11 @@ def _with_tools(args: argparse.Namespace, body: Callable[[_Loaded, McpHub], Awai
 
 def _tools_list(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
-        executor = Executor(loaded.registry, agents=loaded.agents)
-        tools = executor.visible(args.agent) if args.agent else tuple(loaded.registry)
+        executor = Executor(loaded.registry, agents=loaded.agents, gates=loaded.gates)
+        ctx = loaded.context(args.agent)
+        tools = (
+            executor.visible(ctx.agent, ctx.permissions) if args.agent else tuple(loaded.registry)
+        )
         for item in tools:
             flags = ", ".join(sorted(item.tags | item.permissions))
             print(
@@ -152,8 +176,10 @@ def _tools_list(args: argparse.Namespace) -> int:
 def _call(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
         # without --agent the operator may call every tool; with it, that agent's table applies
-        executor = Executor(loaded.registry, agents=loaded.agents if args.agent else None)
-        ctx = ExecutionContext(agent=args.agent or "operator", project_root=Path.cwd())
+        executor = Executor(
+            loaded.registry, agents=loaded.agents if args.agent else None, gates=loaded.gates
+        )
+        ctx = loaded.context(args.agent)
         outcome = await executor.run(ToolCall(name=args.name, arguments=args.args), ctx)
         match outcome.result:
             case Success(value):

@@ -16,6 +16,7 @@ from returns.result import Failure, Result, Success
 
 from toolrail.core.tool import Tool
 from toolrail.mcp.config import McpServerConfig, load_mcp_json, servers_from_config
+from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
 
 
@@ -34,6 +35,18 @@ class ToolsSection(_Section):
 class AgentSection(_Section):
     tools: tuple[str, ...] = ()
     permissions: frozenset[str] = frozenset()
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+
+class PolicySection(_Section):
+    """Global rules; deny beats ask beats allow, per agent rules join these."""
+
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    needs_approval: tuple[str, ...] = ()
 
 
 class LoggingSection(_Section):
@@ -55,6 +68,7 @@ class Config(_Section):
     agents: dict[str, AgentSection] = {}
     logging: LoggingSection = LoggingSection()
     mcp: McpSection = McpSection()
+    policy: PolicySection | None = None
     root: Path = Path()
 
     @classmethod
@@ -94,6 +108,15 @@ class Config(_Section):
             from_json = load_mcp_json(self.root / self.mcp.json_file)
             found = found.bind(lambda ours: from_json.map(lambda theirs: (*ours, *theirs)))
         return found.alt(lambda error: ConfigError(str(error)))
+
+    def gates(self) -> Gates | None:
+        """The gates `[policy]` and the agents' allow/ask/deny lists describe, if any."""
+        if self.policy is None and not any(
+            a.allow or a.ask or a.deny for a in self.agents.values()
+        ):
+            return None
+        policy = (self.policy or PolicySection()).model_dump()
+        return Gates.from_config(policy, {n: a.model_dump() for n, a in self.agents.items()})
 
     @property
     def pins_path(self) -> Path | None:

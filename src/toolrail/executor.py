@@ -1,10 +1,17 @@
 """The railway: one `ToolCall` in, one `ToolOutcome` out, events emitted on the way.
 
     lookup (registry + agent table)  → UnknownTool / NotAllowed
+    permissions the tool declares    → PermissionDenied
     validate (pydantic / jsonschema) → InvalidArguments
+    gates, if any (policy/gates.py)  → PermissionDenied / CircuitOpen / ApprovalRequired /
+                                       BudgetExceeded
     emit ToolStarted
-    run under the tool's deadline    → ExecutionFailed / TimedOut / Cancelled
-    emit ToolCompleted | ToolFailed
+    run under the tool's deadline,   → ExecutionFailed / TimedOut / Cancelled
+      retried if safe to repeat
+    cap the output, emit ToolCompleted | ToolFailed
+
+Validation comes before the rules because rules may match on arguments
+(`shell(git status*)`), and they should see arguments that passed the schema.
 
 No exception escapes `run` for anything a tool or its input does. The only exception it lets
 through is the caller's own cancellation of the task awaiting it, as asyncio requires.
@@ -16,10 +23,11 @@ import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
+from typing import Any, assert_never
 
 import structlog
 from returns.result import Failure, Result, Success
@@ -30,6 +38,7 @@ from toolrail.core.errors import (
     Cancelled,
     ExecutionFailed,
     InternalError,
+    PermissionDenied,
     TimedOut,
     ToolError,
 )
@@ -41,7 +50,11 @@ from toolrail.events import (
     ToolProgress,
     ToolStarted,
 )
+from toolrail.jsonish import dumps
+from toolrail.policy.approvals import Approve, Deny
+from toolrail.policy.gates import Gates, denied
 from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry, unknown_tool
+from toolrail.resilience import is_breakage, with_retries
 from toolrail.sinks import Fanout
 
 log = structlog.get_logger("toolrail.executor")
@@ -61,19 +74,87 @@ class Executor:
         sinks: Iterable[Sink] = (),
         default_timeout_s: float | None = None,
         sink_timeout_s: float = 5.0,
+        gates: Gates | None = None,
+        max_output_chars: int | None = None,
+        output_caps: Mapping[str, int] | None = None,
+        spill_dir: str | Path = Path("logs") / "outputs",
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
+        """`gates` adds rules, approvals, budgets, breakers and retries; outputs longer than
+        `max_output_chars` (or a tool's `output_caps` entry) are cut, the whole output saved
+        under `spill_dir`; `sleep` waits between retries (a fake one makes tests instant)."""
         self.registry = registry
         self.agents = agents
         self.default_timeout_s = default_timeout_s
+        self.gates = gates
+        self.max_output_chars = max_output_chars
+        self.output_caps = dict(output_caps or {})
+        self.spill_dir = Path(spill_dir)
+        self.sleep = sleep
         self.sinks = Fanout(sinks, timeout_s=sink_timeout_s)
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._cancel_requested: set[str] = set()
 
-    def visible(self, agent: str) -> tuple[AnyTool, ...]:
-        """The tools `agent` may see — the same ones it may call."""
-        if self.agents is None:
-            return tuple(self.registry)
-        return self.agents.visible(agent, self.registry)
+    def visible(self, agent: str, permissions: frozenset[str] | None = None) -> tuple[AnyTool, ...]:
+        """The tools `agent` may see — the ones its table, `permissions` (if given) and the
+        gates would let it call."""
+        tools = (
+            tuple(self.registry)
+            if self.agents is None
+            else self.agents.visible(agent, self.registry)
+        )
+        if permissions is not None:
+            tools = tuple(t for t in tools if t.permissions <= permissions)
+        if self.gates is not None:
+            gates = self.gates
+            tools = tuple(t for t in tools if not gates.hides(t, agent))
+        return tools
+
+    def explain(
+        self, agent: str, tool_name: str, permissions: frozenset[str] = frozenset()
+    ) -> list[str]:
+        """Why `tool_name` is or is not visible and callable for `agent`, gate by gate."""
+        tool = self.registry.find(tool_name)
+        if tool is None:
+            return [f"lookup: no tool named {tool_name!r}"]
+        lines = ["lookup: registered" + (f" (from {tool.source})" if tool.source else "")]
+        if self.agents is not None:
+            allowed = self.agents.allows(agent, tool_name)
+            lines.append(f"agent table: {'allows' if allowed else 'does not allow'} {agent}")
+        missing = tool.permissions - permissions
+        lines.append(
+            f"permissions: missing {', '.join(sorted(missing))}"
+            if missing
+            else "permissions: granted"
+        )
+        if self.gates is not None:
+            ctx = ExecutionContext(agent=agent, permissions=permissions)
+            lines.extend(self.gates.explain(tool, ctx))
+        return lines
+
+    async def resume(
+        self, request_id: str, decision: Approve | Deny
+    ) -> Result[ToolOutcome, LookupError]:
+        """Settle a call that waits for approval: approve runs it (once), deny answers the
+        model; a request can be settled only once."""
+        pending = self.gates.take_pending(request_id) if self.gates is not None else None
+        if pending is None:
+            return Failure(LookupError(f"no pending approval request {request_id!r}"))
+        call, ctx = pending.call, pending.context
+        match decision:
+            case Deny(message=message):
+                started_at, start = datetime.now(UTC), time.perf_counter()
+                refusal: Result[object, ToolError] = Failure(denied(call.name, message))
+                tool = self.registry.find(call.name)
+                return Success(self._finish(call, ctx, tool, refusal, started_at, start))
+            case Approve(arguments=edited, always=always):
+                assert self.gates is not None
+                self.gates.remember(ctx, always)
+                if edited is not None:
+                    call = ToolCall(id=call.id, name=call.name, arguments=dict(edited))
+                return Success(await self._run(call, ctx, approved=True))
+            case _:
+                assert_never(decision)
 
     def emit(self, event: ToolEvent) -> None:
         """Send an event to the sinks (the orchestrator announces streaming calls this way)."""
@@ -90,16 +171,20 @@ class Executor:
 
     async def run(self, call: ToolCall, ctx: ExecutionContext) -> ToolOutcome:
         """Run one call through lookup, validation and execution; always returns an outcome."""
+        return await self._run(call, ctx, approved=False)
+
+    async def _run(self, call: ToolCall, ctx: ExecutionContext, *, approved: bool) -> ToolOutcome:
         started_at = datetime.now(UTC)
         start = time.perf_counter()
         ctx = ctx.for_call(call.id)
         tool: AnyTool | None = None
+        attempts = 1
         try:
             tool = self._lookup(call, ctx)
             if tool is None:
                 result = self._refusal(call, ctx)
             else:
-                result = await self._validate_and_invoke(tool, call, ctx)
+                result, attempts = await self._validate_and_invoke(tool, call, ctx, approved)
         except asyncio.CancelledError:
             # the caller cancelled the task awaiting us: record it, then let it propagate
             self._finish(call, ctx, tool, Failure(_cancelled("the caller")), started_at, start)
@@ -112,7 +197,7 @@ class Executor:
                     f"{ExecutionFailed.from_exception(error).message}"
                 )
             )
-        return self._finish(call, ctx, tool, result, started_at, start)
+        return self._finish(call, ctx, tool, result, started_at, start, attempts)
 
     async def run_many(
         self, calls: Sequence[ToolCall], ctx: ExecutionContext, *, max_concurrency: int = 8
@@ -150,12 +235,28 @@ class Executor:
         return Failure(unknown_tool(call.name, (t.name for t in self.visible(ctx.agent))))
 
     async def _validate_and_invoke(
-        self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext
-    ) -> Result[object, ToolError]:
+        self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext, approved: bool
+    ) -> tuple[Result[object, ToolError], int]:
+        """Permissions, validation, gates, then the run; returns the result and attempts."""
+        missing = tool.permissions - ctx.permissions
+        if missing:
+            names = ", ".join(sorted(missing))
+            return Failure(
+                PermissionDenied(
+                    message=f"{ctx.agent} lacks the permission {names} that {tool.name} needs",
+                    tool=tool.name,
+                    missing=frozenset(missing),
+                )
+            ), 1
         validated = tool.parameters.validate(call.arguments, tool=tool.name)
         if isinstance(validated, Failure):
-            return validated
+            return validated, 1
         args = validated.unwrap()
+        if self.gates is not None:
+            admitted = await self.gates.admit(tool, call, args, ctx, approved=approved)
+            if isinstance(admitted, Failure):
+                return admitted, 1
+            args = admitted.unwrap()
         if self.sinks.sinks:
             ctx = ctx.for_call(call.id, self._progress_reporter(call, tool, ctx))
             self.sinks.emit(
@@ -169,7 +270,56 @@ class Executor:
                     read_only=tool.annotations.read_only,
                 )
             )
-        return await self._invoke(tool, args, call, ctx)
+        if self.gates is None:
+            return self._cap_output(tool, call, await self._invoke(tool, args, call, ctx)), 1
+        return await self._guarded(tool, args, call, ctx, self.gates)
+
+    async def _guarded(
+        self, tool: AnyTool, args: object, call: ToolCall, ctx: ExecutionContext, gates: Gates
+    ) -> tuple[Result[object, ToolError], int]:
+        """Retries for tools safe to repeat; breakers and health see the final result."""
+        start = time.perf_counter()
+        if tool.annotations.safe_to_retry or tool.name in gates.retry.tools:
+            result, attempts = await with_retries(
+                lambda: self._invoke(tool, args, call, ctx), gates.retry, sleep=self.sleep
+            )
+        else:
+            result, attempts = await self._invoke(tool, args, call, ctx), 1
+        failure = result.failure() if isinstance(result, Failure) else None
+        for breaker in gates.breakers_for(tool):
+            breaker.record(failure is None or not is_breakage(failure))
+        gates.health.record(
+            tool.name,
+            failure is None,
+            (time.perf_counter() - start) * 1000,
+            failure.message if failure is not None else None,
+        )
+        return self._cap_output(tool, call, result), attempts
+
+    def _cap_output(
+        self, tool: AnyTool, call: ToolCall, result: Result[object, ToolError]
+    ) -> Result[object, ToolError]:
+        """Cut an output over its cap; the whole output goes to a file named in the marker."""
+        cap = self.output_caps.get(tool.name, self.max_output_chars)
+        if cap is None or not isinstance(result, Success):
+            return result
+        value = result.unwrap()
+        text = value if isinstance(value, str) else dumps(value).decode()
+        if len(text) <= cap:
+            return result
+        marker: dict[str, object] = {
+            "truncated": True,
+            "original_chars": len(text),
+            "preview": text[:cap] + "…",
+        }
+        try:
+            self.spill_dir.mkdir(parents=True, exist_ok=True)
+            path = self.spill_dir / f"{call.id}.{'txt' if isinstance(value, str) else 'json'}"
+            path.write_text(text, encoding="utf-8")
+            marker["full_output_path"] = str(path)
+        except OSError as error:
+            marker["full_output_error"] = str(error)
+        return Success(marker)
 
     async def _invoke(
         self, tool: AnyTool, args: object, call: ToolCall, ctx: ExecutionContext
@@ -238,6 +388,7 @@ class Executor:
         result: Result[object, ToolError],
         started_at: datetime,
         start: float,
+        attempts: int = 1,
     ) -> ToolOutcome:
         source = tool.source if tool is not None else "unknown"
         outcome = ToolOutcome(
@@ -245,6 +396,7 @@ class Executor:
             result=result,
             started_at=started_at,
             duration_ms=(time.perf_counter() - start) * 1000,
+            attempts=attempts,
             metadata={"source": source},
         )
         if self.sinks.sinks:

@@ -36,6 +36,7 @@ from toolrail.models.base import (
     TurnDone,
 )
 from toolrail.models.messages import AssistantMessage, Handoff, Message, ToolResults, UserMessage
+from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, ToolRegistry
 
 log = structlog.get_logger("toolrail.orchestrator")
@@ -125,6 +126,7 @@ class Orchestrator:
         stream: bool = True,
         default_timeout_s: float | None = None,
         on_message: Callable[[Message], None] | None = None,
+        gates: Gates | None = None,
     ) -> None:
         """`on_message` sees each message as it joins the transcript (for UIs)."""
         self.agents = {agent.name: agent for agent in agents}
@@ -137,7 +139,7 @@ class Orchestrator:
         self.on_message = on_message
         table = AgentToolTable({name: agent.tools for name, agent in self.agents.items()})
         self.executor = Executor(
-            registry, agents=table, sinks=sinks, default_timeout_s=default_timeout_s
+            registry, agents=table, sinks=sinks, default_timeout_s=default_timeout_s, gates=gates
         )
 
     async def run(
@@ -193,7 +195,7 @@ class Orchestrator:
         dialect = agent.model.dialect
         tool_calls = 0
         for turn in range(1, agent.max_turns + 1):
-            export = dialect.export_tools(self.executor.visible(agent.name))
+            export = dialect.export_tools(self.executor.visible(agent.name, agent.permissions))
             request = ModelRequest(
                 agent=agent.name,
                 instructions=agent.instructions,

@@ -34,7 +34,7 @@ def config(tmp_path: Path) -> Path:
     path.write_text(
         f'[mcp]\njson = ".mcp.json"\npins = "pins.json"\n\n'
         f'[mcp.servers.test]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n'
-        f'stderr = "discard"\n\n[agents.ops]\ntools = ["mcp__clock__*"]\n'
+        f'stderr = "discard"\n\n[agents.ops]\ntools = ["mcp__clock__*"]\npermissions = ["mcp:connect"]\n'
     )
     return path
 

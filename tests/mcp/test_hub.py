@@ -36,7 +36,7 @@ from toolrail.mcp.naming import MAX_NAME
 from .conftest import SERVER
 
 pytestmark = pytest.mark.anyio
-CTX = ExecutionContext(agent="t")
+CTX = ExecutionContext(agent="t", permissions=frozenset({"mcp:connect"}))
 
 
 async def call(executor: Executor, name: str, arguments: object = None) -> object:

@@ -1,0 +1,79 @@
+"""Budgets: how many calls an agent, a conversation or a tool may make, and how fast."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from returns.result import Failure, Result, Success
+
+from toolrail.core.context import ExecutionContext
+from toolrail.core.errors import BudgetExceeded
+
+
+@dataclass
+class Budget:
+    """Limits on calls; `consume` counts a call or says which limit it would break.
+
+    Counts are per conversation: `per_agent` caps one agent's calls in a conversation,
+    `per_conversation` all of them, `per_tool` one tool's; `rate` is `(calls, seconds)`
+    per agent over a sliding window.
+    """
+
+    per_agent: int | None = None
+    per_conversation: int | None = None
+    per_tool: Mapping[str, int] = field(default_factory=dict)
+    rate: tuple[int, float] | None = None
+    clock: Callable[[], float] = time.monotonic
+    _counts: dict[tuple[str, ...], int] = field(default_factory=lambda: defaultdict(int))
+    _recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
+
+    def consume(self, ctx: ExecutionContext, tool: str) -> Result[None, BudgetExceeded]:
+        conversation = ctx.conversation_id
+        limits = (
+            (
+                ("agent", conversation, ctx.agent),
+                self.per_agent,
+                f"{ctx.agent} may make {self.per_agent} calls per conversation",
+            ),
+            (
+                ("conversation", conversation),
+                self.per_conversation,
+                f"this conversation may make {self.per_conversation} calls",
+            ),
+            (
+                ("tool", conversation, tool),
+                self.per_tool.get(tool),
+                f"{tool} may be called {self.per_tool.get(tool)} times per conversation",
+            ),
+        )
+        for key, limit, what in limits:
+            if limit is not None and self._counts[key] >= limit:
+                return Failure(
+                    BudgetExceeded(
+                        message=f"budget exceeded: {what}; it resets with a new conversation",
+                        limit=key[0],
+                    )
+                )
+        if self.rate is not None:
+            allowed, window = self.rate
+            now = self.clock()
+            recent = self._recent[ctx.agent]
+            while recent and recent[0] <= now - window:
+                recent.popleft()
+            if len(recent) >= allowed:
+                wait = recent[0] + window - now
+                return Failure(
+                    BudgetExceeded(
+                        message=f"rate limit: {ctx.agent} may make {allowed} calls per "
+                        f"{window:g}s; try again in {wait:.1f}s",
+                        limit="rate",
+                        resets_in_s=wait,
+                    )
+                )
+            recent.append(now)
+        for key, _, _ in limits:
+            self._counts[key] += 1
+        return Success(None)
