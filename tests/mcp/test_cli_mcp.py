@@ -34,7 +34,8 @@ def config(tmp_path: Path) -> Path:
     path.write_text(
         f'[mcp]\njson = ".mcp.json"\npins = "pins.json"\n\n'
         f'[mcp.servers.test]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n'
-        f'stderr = "discard"\n\n[agents.ops]\ntools = ["mcp__clock__*"]\npermissions = ["mcp:connect"]\n'
+        f'stderr = "discard"\n\n[agents.ops]\ntools = ["mcp__clock__*"]\n'
+        'permissions = ["mcp:connect"]\n'
     )
     return path
 
