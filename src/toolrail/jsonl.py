@@ -148,6 +148,16 @@ class JsonlCallLog:
         return record
 
 
+def append_whole_line(path: Path, line: bytes) -> None:
+    """Append one line to `path` whole or not at all (for small stores beside the log)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o644)
+    try:
+        _append_whole(fd, line)
+    finally:
+        os.close(fd)
+
+
 def _append_whole(fd: int, line: bytes) -> None:
     """Write `line` at the end of the file, or nothing: undo a partial write."""
     fcntl.flock(fd, fcntl.LOCK_EX)

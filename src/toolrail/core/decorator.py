@@ -128,7 +128,7 @@ def _build(
     """`caller_locals` resolve annotations naming classes local to the defining function."""
     name = options.name or str(getattr(fn, "__name__", ""))
     try:
-        hints = get_type_hints(fn, localns=dict(caller_locals))
+        hints = get_type_hints(fn, localns=dict(caller_locals), include_extras=True)
     except (NameError, TypeError) as error:
         raise TypeError(f"tool {name!r}: cannot resolve its type annotations: {error}") from error
     signature = inspect.signature(fn)
