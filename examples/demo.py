@@ -3,8 +3,9 @@
 A researcher (search, index, and an MCP time server's tools) and a writer (word count,
 notes) work on one request. Watch for: a call with bad arguments the model fixes, four
 calls running in parallel with live progress, an MCP tool called by its namespaced name,
-`complete` handing control to the writer, and `end_conversation` ending it all. Every
-call lands in the JSONL log, summarised at the end.
+`complete` handing control to the writer, a call that waits for a person's approval, and
+`end_conversation` ending it all. Then a failing service trips its circuit breaker.
+Every call lands in the JSONL log, summarised at the end.
 """
 
 from __future__ import annotations
@@ -14,16 +15,26 @@ import os
 import sys
 from pathlib import Path
 
-from demo_tools import fetch_status, index_docs, save_note, search_docs, word_count
+from demo_tools import (
+    billing_status,
+    fetch_status,
+    index_docs,
+    save_note,
+    search_docs,
+    word_count,
+)
 from rich.console import Console
 
 from toolrail import (
     Agent,
+    ExecutionContext,
+    Executor,
     JsonlCallLog,
     Orchestrator,
     ScriptedModel,
     ScriptedTurn,
     Success,
+    ToolCall,
     ToolRegistry,
     ToolStreamHandler,
 )
@@ -33,6 +44,8 @@ from toolrail.logreader import format_stats, read_entries, stats
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.models.base import ModelRequest
 from toolrail.models.messages import AssistantMessage, Handoff, Message, ToolResults
+from toolrail.policy import ApprovalRequest, Approve, Deny, Gates, Rules
+from toolrail.resilience import BreakerSettings
 from toolrail.ui import LiveProgress
 
 LOGS = Path(os.environ.get("TOOLRAIL_LOG_DIR") or Path(__file__).resolve().parent.parent / "logs")
@@ -144,6 +157,43 @@ def narrate(console: Console) -> object:
     return on_message
 
 
+def stand_in_human(console: Console) -> object:
+    """The approver: a real one would ask a person; this one shows the request and agrees."""
+
+    async def approve(request: ApprovalRequest) -> Approve | Deny:
+        console.print(
+            f"[bold yellow]🙋 approval requested[/]: {request.tool} "
+            f"{request.to_json()['arguments']} ({request.reason})"
+        )
+        console.print("[bold yellow]🙋 a person approves it[/]")
+        return Approve()
+
+    return approve
+
+
+async def trip_the_breaker(console: Console, call_log: JsonlCallLog) -> None:
+    """Three failures in a row open billing_status's circuit: the next call fails fast and
+    the tool disappears from what the agent is shown. (It is read-only, so each call is
+    retried with backoff first.)"""
+    console.print(
+        "\n[bold]Act two:[/bold] the billing service is down; billing_status is "
+        "read-only, so each call is retried before it counts as a failure."
+    )
+    stream = ToolStreamHandler()
+    gates = Gates(breakers=BreakerSettings(consecutive_failures=3, cooldown_s=30))
+    executor = Executor(
+        ToolRegistry([billing_status, fetch_status]), gates=gates, sinks=[call_log, stream]
+    )
+    ctx = ExecutionContext(agent="researcher")
+    with LiveProgress(stream, console=console):
+        for _ in range(4):
+            await executor.run(ToolCall(name="billing_status"), ctx)
+    shown = ", ".join(t.name for t in executor.visible("researcher"))
+    console.print(f"  the researcher is now shown only: {shown}")
+    for line in executor.explain("researcher", "billing_status"):
+        console.print(f"  explain billing_status → {line}")
+
+
 async def main() -> None:
     console = Console(soft_wrap=True)
     console.print(__doc__)
@@ -161,6 +211,7 @@ async def main() -> None:
             registry,
             sinks=[call_log, stream],
             on_message=narrate(console),  # type: ignore[arg-type]
+            gates=Gates(rules=Rules.of(ask=["save_note"]), approver=stand_in_human(console)),  # type: ignore[arg-type]
         )
         with LiveProgress(stream, console=console):
             result = await orchestrator.run(REQUEST, start="researcher")
@@ -169,6 +220,7 @@ async def main() -> None:
     console.print(f"[bold]Final message:[/bold] {result.final_message}")
     for run in result.agents:
         console.print(f"  {run.agent}: {run.turns} turns, {run.tool_calls} tool calls")
+    await trip_the_breaker(console, call_log)
     console.print(f"\nEvery call is a line in {call_log.current_path}")
     console.print("`toolrail logs stats --dir logs` says:\n")
     console.print(format_stats(stats(read_entries(LOGS))), highlight=False)

@@ -111,3 +111,9 @@ async def index_docs(section: str, ctx: ExecutionContext) -> int:
         await asyncio.sleep(0.08)
         ctx.report_progress(page, pages, f"page {page}/{pages}")
     return pages
+
+
+@tool(annotations=ToolAnnotations(read_only=True), describe=lambda args: "💳 Asking billing")
+def billing_status() -> str:
+    """Ask the billing service whether it is up (in this demo, it never is)."""
+    raise ConnectionError("billing.internal refused the connection")

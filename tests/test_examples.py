@@ -32,9 +32,13 @@ def test_demo_runs_the_whole_conversation(tmp_path: Path) -> None:
     assert "✔ 🌐 mcp__time__get_current_time: Europe/Oslo" in out
     assert "↪ researcher hands over to writer" in out
     assert "🏁 Ended: end_conversation" in out
+    assert "🙋 a person approves it" in out
+    assert "(3 attempts," in out
+    assert "failed repeatedly; calls fail fast" in out
+    assert "circuit billing_status: open" in out
     assert "tool-calls-" in out
     [log] = tmp_path.glob("tool-calls-*.jsonl")
-    assert len(log.read_text().splitlines()) == 10
+    assert len(log.read_text().splitlines()) == 14
 
 
 def test_tour_shows_each_kind_of_outcome(tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ from toolrail.events import (
     ToolProgress,
     ToolStarted,
 )
-from toolrail.jsonish import dumps
+from toolrail.outputs import cap_output
 from toolrail.policy.approvals import Approve, Deny
 from toolrail.policy.gates import Gates, denied
 from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry, unknown_tool
@@ -299,27 +299,10 @@ class Executor:
     def _cap_output(
         self, tool: AnyTool, call: ToolCall, result: Result[object, ToolError]
     ) -> Result[object, ToolError]:
-        """Cut an output over its cap; the whole output goes to a file named in the marker."""
         cap = self.output_caps.get(tool.name, self.max_output_chars)
         if cap is None or not isinstance(result, Success):
             return result
-        value = result.unwrap()
-        text = value if isinstance(value, str) else dumps(value).decode()
-        if len(text) <= cap:
-            return result
-        marker: dict[str, object] = {
-            "truncated": True,
-            "original_chars": len(text),
-            "preview": text[:cap] + "…",
-        }
-        try:
-            self.spill_dir.mkdir(parents=True, exist_ok=True)
-            path = self.spill_dir / f"{call.id}.{'txt' if isinstance(value, str) else 'json'}"
-            path.write_text(text, encoding="utf-8")
-            marker["full_output_path"] = str(path)
-        except OSError as error:
-            marker["full_output_error"] = str(error)
-        return Success(marker)
+        return Success(cap_output(result.unwrap(), cap, self.spill_dir / call.id))
 
     async def _invoke(
         self, tool: AnyTool, args: object, call: ToolCall, ctx: ExecutionContext

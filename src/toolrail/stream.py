@@ -182,6 +182,8 @@ class ToolStreamHandler:
         if len(self._finished) > _SEEN_LIMIT:
             self._finished.popitem(last=False)
         seconds = _duration(outcome.duration_ms)
+        if outcome.attempts > 1:
+            seconds = f"{outcome.attempts} attempts, {seconds}"
         match outcome.result:
             case Success(Complete(summary=summary)):
                 return replace(
