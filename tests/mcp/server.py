@@ -100,4 +100,9 @@ if __name__ == "__main__":
         import time
 
         time.sleep(3600)
-    server.run("stdio")
+    elif "--http" in sys.argv:
+        server.run("streamable-http", port=int(sys.argv[-1]))
+    elif "--sse" in sys.argv:
+        server.run("sse", port=int(sys.argv[-1]))
+    else:
+        server.run("stdio")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
+import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -313,3 +315,42 @@ async def test_in_process_server_for_fast_tests() -> None:
             (await call(executor, "mcp__calc__double", {"n": "x"})).failure(),  # type: ignore[attr-defined]
             InvalidArguments,
         )
+
+
+@pytest.fixture(params=["http", "sse"])
+def http_server(request: pytest.FixtureRequest) -> Iterator[McpServerConfig]:
+    """The test server over streamable HTTP or SSE, in a subprocess on a free port."""
+    transport = request.param
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, SERVER, f"--{transport}", str(port)], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stderr is not None
+        deadline = time.monotonic() + 30
+        for line in process.stderr:  # uvicorn says when it listens
+            if "Uvicorn running" in line or time.monotonic() > deadline:
+                break
+        path = "/mcp" if transport == "http" else "/sse"
+        yield McpServerConfig(
+            name="web",
+            url=f"http://127.0.0.1:{port}{path}",
+            transport=transport,
+            headers={"X-Client": "toolrail-tests"},
+        )
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+async def test_remote_transports(http_server: McpServerConfig) -> None:
+    """The same tools and Results over streamable HTTP and over SSE."""
+    async with McpHub([http_server]) as hub:
+        executor = Executor(hub.registry)
+        assert await call(executor, "mcp__web__add", {"a": 20, "b": 22}) == Success(42)
+        refused = await call(executor, "mcp__web__refuse", {"reason": "remote"})
+        assert isinstance(refused.failure(), ExecutionFailed)  # type: ignore[attr-defined]

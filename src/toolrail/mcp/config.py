@@ -31,7 +31,7 @@ class McpServerConfig(pydantic.BaseModel):
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = {}
-    transport: Literal["stdio", "http", "inprocess"] | None = None
+    transport: Literal["stdio", "http", "sse", "inprocess"] | None = None
     """Inferred from `command` / `url`; "inprocess" is for a server object given to the hub."""
     trusted: bool = False
     """Whether the server's tool annotations (read-only, idempotent...) are believed."""
@@ -58,7 +58,7 @@ class McpServerConfig(pydantic.BaseModel):
         return self
 
     @property
-    def kind(self) -> Literal["stdio", "http", "inprocess"]:
+    def kind(self) -> Literal["stdio", "http", "sse", "inprocess"]:
         if self.transport is not None:
             return self.transport
         return "stdio" if self.command is not None else "http"

@@ -15,11 +15,12 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TextIO
 
-import httpx2
 import mcp.types as mcp_types
 import structlog
 from mcp import Client, MCPError, StdioServerParameters, stdio_client
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import CONNECTION_CLOSED
 from returns.result import Failure, Result, Success
 
@@ -172,11 +173,14 @@ class McpConnection:
 
     async def _own_session(self, ready: asyncio.Future[Client]) -> None:
         try:
-            async with Client(
-                self._target(),
-                message_handler=self._on_message,
-                read_timeout_seconds=self.config.max_timeout_s,
-            ) as client:
+            async with contextlib.AsyncExitStack() as stack:
+                client = await stack.enter_async_context(
+                    Client(
+                        await self._target(stack),
+                        message_handler=self._on_message,
+                        read_timeout_seconds=self.config.max_timeout_s,
+                    )
+                )
                 ready.set_result(client)
                 listener = asyncio.create_task(self._listen(client))
                 try:
@@ -194,7 +198,8 @@ class McpConnection:
         finally:
             self._client = None
 
-    def _target(self) -> Any:
+    async def _target(self, stack: contextlib.AsyncExitStack) -> Any:
+        """What `Client` connects to; resources it needs are closed with `stack`."""
         config = self.config
         if config.kind == "inprocess":
             if self._in_process is None:
@@ -210,7 +215,16 @@ class McpConnection:
             )
             return stdio_client(params, errlog=self._errlog())
         assert config.url is not None
-        http = httpx2.AsyncClient(headers=config.headers) if config.headers else None
+        if config.kind == "sse":
+            return sse_client(
+                config.url,
+                headers=config.headers or None,
+                timeout=config.startup_timeout_s,
+                sse_read_timeout=config.max_timeout_s,
+            )
+        http = None
+        if config.headers:  # the SDK leaves a client it was given open: we close it
+            http = await stack.enter_async_context(create_mcp_http_client(config.headers))
         return streamable_http_client(config.url, http_client=http)
 
     def _errlog(self) -> TextIO:
