@@ -238,8 +238,8 @@ class Executor:
         self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext, approved: bool
     ) -> tuple[Result[object, ToolError], int]:
         """Permissions, validation, gates, then the run; returns the result and attempts."""
-        missing = tool.permissions - ctx.permissions
-        if missing:
+        if tool.permissions and not tool.permissions <= ctx.permissions:
+            missing = tool.permissions - ctx.permissions
             names = ", ".join(sorted(missing))
             return Failure(
                 PermissionDenied(

@@ -47,4 +47,6 @@ def dumps(value: object, *, indent: bool = False) -> bytes:
 
 def to_json_value(value: object) -> Any:
     """The same value as plain JSON data (dicts, lists, strings, numbers, booleans, null)."""
+    if value is None or type(value) in (str, bool):
+        return value  # already JSON data: skip the round trip
     return orjson.loads(dumps(value))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -30,6 +31,7 @@ _SECRET_COMPOUNDS = ("apikey", "accesskey", "privatekey", "sessionid", "clientse
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
+@functools.lru_cache(maxsize=4096)  # the same keys come back call after call
 def is_secret_key(key: str) -> bool:
     """Whether a mapping key names a secret.
 
@@ -55,21 +57,26 @@ _SECRET_VALUE = re.compile(
 )
 
 
+_SHORTEST_SECRET = 14  # "Basic " and eight characters
+
+
 def redact(value: object, *, depth: int = 0) -> object:
     """A copy of JSON data with secret-looking keys' values and token-like strings replaced."""
     if depth > 64:
         return "[TOO DEEP]"
     if isinstance(value, str):
-        return _SECRET_VALUE.sub(REDACTED, value)
-    if isinstance(value, Mapping):
+        return _SECRET_VALUE.sub(REDACTED, value) if len(value) >= _SHORTEST_SECRET else value
+    if isinstance(value, dict):  # JSON data: plain dicts and lists, checked without ABCs
         return {
             key: REDACTED
-            if isinstance(key, str) and is_secret_key(key) and value[key] not in (None, "")
-            else redact(value[key], depth=depth + 1)
-            for key in value
+            if isinstance(key, str) and is_secret_key(key) and item not in (None, "")
+            else redact(item, depth=depth + 1)
+            for key, item in value.items()
         }
     if isinstance(value, list | tuple):
         return [redact(item, depth=depth + 1) for item in value]
+    if isinstance(value, Mapping):
+        return redact(dict(value), depth=depth)
     return value
 
 

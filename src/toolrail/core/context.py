@@ -15,7 +15,7 @@ def _new_id() -> str:
     return uuid.uuid4().hex
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)  # no slots: `for_call` copies its __dict__ in one go
 class ExecutionContext:
     """Frozen facts about a call's surroundings; the executor adds the call id and progress.
 
@@ -43,12 +43,13 @@ class ExecutionContext:
     ) -> ExecutionContext:
         """This context for one call (the executor's hot path: cheaper than `replace`)."""
         copy = _new(ExecutionContext)
-        for name in _FIELDS:
-            _set(copy, name, getattr(self, name))
-        _set(copy, "call_id", call_id)
+        fields = copy.__dict__
+        fields.update(self.__dict__)
+        fields["call_id"] = call_id
         if self.call_id != call_id:  # a call made from inside another call nests under it
-            _set(copy, "call_stack", (*self.call_stack, call_id))
-        _set(copy, "on_progress", on_progress if on_progress is not None else self.on_progress)
+            fields["call_stack"] = (*self.call_stack, call_id)
+        if on_progress is not None:
+            fields["on_progress"] = on_progress
         return copy
 
     def report_progress(
@@ -59,6 +60,4 @@ class ExecutionContext:
             self.on_progress(progress, total, message)
 
 
-_FIELDS = tuple(ExecutionContext.__dataclass_fields__)
 _new = object.__new__
-_set = object.__setattr__
