@@ -33,6 +33,7 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "toolrail.toml").write_text(
         '[tools]\nmodules = ["mytools.py"]\n\n'
         '[agents.user]\ntools = ["add"]\n\n[agents.admin]\ntools = ["*"]\n'
+        'deny = ["add(a:13)"]\n\n[policy]\nask = ["secret"]\n'
     )
     return tmp_path
 
@@ -113,3 +114,21 @@ def test_console_script_runs(project: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert orjson.loads(done.stdout)["output"] == 2
+
+
+def test_policy_from_toml(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """[policy] and per-agent rules from toolrail.toml gate CLI calls and explain says so."""
+    config = str(project / "toolrail.toml")
+    assert (
+        main(["call", "add", "--args", '{"a": 13, "b": 1}', "--config", config, "--agent", "admin"])
+        == 1
+    )
+    error = orjson.loads(capsys.readouterr().out)["error"]
+    assert error["kind"] == "permission_denied"
+    assert "add(a:13)" in error["message"]
+    assert main(["call", "secret", "--config", config, "--agent", "admin"]) == 1
+    assert orjson.loads(capsys.readouterr().out)["error"]["kind"] == "approval_required"
+    assert main(["tools", "explain", "secret", "--config", config, "--agent", "user"]) == 0
+    out = capsys.readouterr().out
+    assert "agent table: does not allow user" in out
+    assert "approval: asked for (secret)" in out

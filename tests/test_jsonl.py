@@ -298,6 +298,10 @@ async def test_logs_cli_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "huge" in out
     assert "execution_failed×1" in out
+    assert "last failure per tool:" in out
+    assert "broken: " in out
+    assert broken_stats.last_failure is not None
+    assert broken_stats.last_failure.endswith("ValueError: nope")
     assert cli(["logs", "tail", "-n", "1", "--dir", str(tmp_path)]) == 0
     assert "broken" in capsys.readouterr().out
     assert cli(["logs", "show", "--status", "failure", "--json", "--dir", str(tmp_path)]) == 0

@@ -39,6 +39,10 @@ def _parser() -> argparse.ArgumentParser:
     _source_options(listing)
     listing.add_argument("--json", action="store_true", help="print JSON Schemas too")
     listing.set_defaults(handler=_tools_list)
+    explain = tools.add_parser("explain", help="why a tool is or is not callable, gate by gate")
+    explain.add_argument("name", help="tool name")
+    _source_options(explain)
+    explain.set_defaults(handler=_tools_explain)
 
     call = commands.add_parser("call", help="call one tool and print its Result as JSON")
     call.add_argument("name", help="tool name")
@@ -190,6 +194,17 @@ def _call(args: argparse.Namespace) -> int:
                 return 1
             case _:
                 return 1
+
+    return _with_tools(args, body)
+
+
+def _tools_explain(args: argparse.Namespace) -> int:
+    async def body(loaded: _Loaded, hub: McpHub) -> int:
+        executor = Executor(loaded.registry, agents=loaded.agents, gates=loaded.gates)
+        ctx = loaded.context(args.agent)
+        for line in executor.explain(ctx.agent, args.name, ctx.permissions):
+            print(line)
+        return 0
 
     return _with_tools(args, body)
 

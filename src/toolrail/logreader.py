@@ -61,6 +61,7 @@ class ToolStats:
     p50_ms: float
     p95_ms: float
     errors: dict[str, int]
+    last_failure: str | None = None
 
     @property
     def error_rate(self) -> float:
@@ -72,13 +73,16 @@ def stats(entries: Iterable[Entry]) -> list[ToolStats]:
     durations: dict[str, list[float]] = defaultdict(list)
     failures: dict[str, int] = defaultdict(int)
     errors: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    last_failure: dict[str, str] = {}
     for entry in entries:
         tool = str(entry.get("tool", "?"))
         durations[tool].append(float(entry.get("duration_ms", 0.0)))
         if entry.get("status") == "failure":
             failures[tool] += 1
-            kind = (entry.get("error") or {}).get("kind", "?")
-            errors[tool][str(kind)] += 1
+            error = entry.get("error") or {}
+            errors[tool][str(error.get("kind", "?"))] += 1
+            message = str(error.get("message", "")).strip().splitlines() or [""]
+            last_failure[tool] = f"{entry.get('timestamp', '?')} {message[0]}"
     result = [
         ToolStats(
             tool,
@@ -108,6 +112,9 @@ def format_stats(rows: list[ToolStats]) -> str:
             f"{row.tool:32} {row.calls:6d} {row.error_rate:7.0%} {row.p50_ms:9.1f} "
             f"{row.p95_ms:9.1f}  {kinds}"
         )
+    failures = [f"  {row.tool}: {row.last_failure}" for row in rows if row.last_failure]
+    if failures:
+        lines += ["", "last failure per tool:", *failures]
     return "\n".join(lines)
 
 

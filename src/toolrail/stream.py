@@ -34,6 +34,7 @@ from toolrail.events import (
     ToolUnregistered,
 )
 from toolrail.narration import describe_call, describe_error
+from toolrail.resilience import Health, HealthTracker
 
 log = structlog.get_logger("toolrail.stream")
 
@@ -56,6 +57,8 @@ class ProgressUpdate:
     error_kind: str | None = None
     terminator: Terminator | None = None
     at: datetime | None = None
+    health: Health | None = None
+    """On finished lines, when the handler was given a health tracker: the tool's recent record."""
 
     @property
     def finished(self) -> bool:
@@ -69,12 +72,19 @@ _SEEN_LIMIT = 4096  # finished calls remembered to drop duplicate events
 class ToolStreamHandler:
     """Turns tool events into `ProgressUpdate`s; see the module docstring."""
 
-    def __init__(self, *, on_update: UpdateCallback | None = None, queue_size: int = 1024) -> None:
+    def __init__(
+        self,
+        *,
+        on_update: UpdateCallback | None = None,
+        queue_size: int = 1024,
+        health: HealthTracker | None = None,
+    ) -> None:
         self._callbacks: list[UpdateCallback] = [on_update] if on_update else []
         self._queues: list[asyncio.Queue[ProgressUpdate | None]] = []
         self._queue_size = queue_size
         self._active: dict[str, ProgressUpdate] = {}
         self._finished: OrderedDict[str, None] = OrderedDict()
+        self._health = health
 
     def __call__(self, event: ToolEvent) -> None:
         for update in self._updates_for(event):
@@ -153,7 +163,10 @@ class ToolStreamHandler:
                 started = self._ensure_started(
                     event.call_id, event.tool, event.agent, event.outcome.call.arguments, event.at
                 )
-                return [*started, self._end(event.call_id, event.outcome)]
+                ended = self._end(event.call_id, event.outcome)
+                if self._health is not None:
+                    ended = replace(ended, health=self._health.health(event.tool))
+                return [*started, ended]
             case _:
                 assert_never(event)
 

@@ -318,3 +318,19 @@ def test_explain_gate_by_gate() -> None:
     assert any(line.startswith("approval: asked for (shell(git *))") for line in lines)
     assert "rules: deny by 'big'" in ex.explain("dev", "big")
     assert ex.explain("dev", "nope") == ["lookup: no tool named 'nope'"]
+
+
+async def test_stream_handler_reads_health() -> None:
+    """Given the gates' health tracker, finished lines carry the tool's record."""
+    from toolrail import ToolStreamHandler
+    from toolrail.stream import ProgressUpdate
+
+    updates: list[ProgressUpdate] = []
+    gates = Gates(retry=RetrySettings(attempts=1))
+    handler = ToolStreamHandler(on_update=updates.append, health=gates.health)
+    ex = Executor(ToolRegistry([unsafe_flaky]), gates=gates, sinks=[handler])
+    await ex.run(ToolCall(name="unsafe_flaky"), CTX)
+    finished = [u for u in updates if u.finished]
+    assert finished[-1].health is not None
+    assert finished[-1].health.success_rate == 0.0
+    assert finished[-1].health.last_failure == "ConnectionError: down"
