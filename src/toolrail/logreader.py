@@ -91,6 +91,7 @@ def stats(entries: Iterable[Entry]) -> list[ToolStats]:
             _percentile(values, 50),
             _percentile(values, 95),
             dict(errors[tool]),
+            last_failure.get(tool),
         )
         for tool, values in durations.items()
     ]
