@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import assert_never
 
 from toolrail.core.call import ToolCall, ToolOutcome
 from toolrail.dialects.base import (
@@ -124,16 +124,7 @@ class AnthropicDialect:
 dialect = AnthropicDialect()
 
 
-def export_tools(tools: Iterable[AnyTool], *, strict: bool = False) -> Export:
-    """Anthropic tool definitions (`name`, `description`, `input_schema`)."""
-    return dialect.export_tools(tools, strict=strict)
-
-
-def parse_tool_calls(response: Any) -> list[ToolCall]:
-    """The `tool_use` blocks of a Messages response (SDK object or JSON)."""
-    return dialect.parse_tool_calls(response)
-
-
-def format_tool_result(outcome: ToolOutcome) -> Json:
-    """A `tool_result` block; failures carry `is_error: true`."""
-    return dialect.format_tool_result(outcome)
+# the module-level API: `toolrail.dialects.anthropic.export_tools(...)` and friends
+export_tools = dialect.export_tools
+parse_tool_calls = dialect.parse_tool_calls
+format_tool_result = dialect.format_tool_result

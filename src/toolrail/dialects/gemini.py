@@ -6,7 +6,7 @@ import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import assert_never
 
 from returns.result import Success
 
@@ -139,16 +139,7 @@ class GeminiDialect:
 dialect = GeminiDialect()
 
 
-def export_tools(tools: Iterable[AnyTool], *, strict: bool = False) -> Export:
-    """One Gemini `Tool` with a function declaration per tool, schemas in Gemini's subset."""
-    return dialect.export_tools(tools, strict=strict)
-
-
-def parse_tool_calls(response: Any) -> list[ToolCall]:
-    """The `functionCall` parts of a generateContent response (SDK object or JSON)."""
-    return dialect.parse_tool_calls(response)
-
-
-def format_tool_result(outcome: ToolOutcome) -> Json:
-    """A `functionResponse` part: `{"output": ...}` or `{"error": ...}`."""
-    return dialect.format_tool_result(outcome)
+# the module-level API: `toolrail.dialects.gemini.export_tools(...)` and friends
+export_tools = dialect.export_tools
+parse_tool_calls = dialect.parse_tool_calls
+format_tool_result = dialect.format_tool_result

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, assert_never
+from typing import Literal, assert_never
 
 from toolrail.core.call import ToolCall, ToolOutcome
 from toolrail.dialects.base import (
@@ -230,16 +230,7 @@ chat = OpenAIDialect("chat")
 responses = OpenAIDialect("responses")
 
 
-def export_tools(tools: Iterable[AnyTool], *, strict: bool = False) -> Export:
-    """Chat Completions function tools; `strict=True` transcodes schemas for strict mode."""
-    return chat.export_tools(tools, strict=strict)
-
-
-def parse_tool_calls(response: Any) -> list[ToolCall]:
-    """Tool calls of a Chat Completions or Responses response (SDK object or JSON)."""
-    return chat.parse_tool_calls(response)
-
-
-def format_tool_result(outcome: ToolOutcome) -> Json:
-    """A Chat Completions `tool` message for the outcome."""
-    return chat.format_tool_result(outcome)
+# the module-level API: `toolrail.dialects.openai.export_tools(...)` and friends
+export_tools = chat.export_tools
+parse_tool_calls = chat.parse_tool_calls
+format_tool_result = chat.format_tool_result
