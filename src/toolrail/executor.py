@@ -20,6 +20,7 @@ through is the caller's own cancellation of the task awaiting it, as asyncio req
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
 import uuid
@@ -302,7 +303,9 @@ class Executor:
         cap = self.output_caps.get(tool.name, self.max_output_chars)
         if cap is None or not isinstance(result, Success):
             return result
-        return Success(cap_output(result.unwrap(), cap, self.spill_dir / call.id))
+        # the call id comes from a model: make it a plain file name before using it
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", call.id)[:80] or "call"
+        return Success(cap_output(result.unwrap(), cap, self.spill_dir / name))
 
     async def _invoke(
         self, tool: AnyTool, args: object, call: ToolCall, ctx: ExecutionContext
