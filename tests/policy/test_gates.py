@@ -300,6 +300,7 @@ async def test_oversized_output_is_cut_and_spilled(tmp_path: Path) -> None:
     spilled = await asyncio.to_thread(Path(marker["full_output_path"]).read_text)
     assert spilled == "z" * 10_000
     hostile = (await ex.run(ToolCall(name="big", id="../../escape"), CTX)).result.unwrap()
+    assert isinstance(hostile, dict)
     assert Path(hostile["full_output_path"]).parent == tmp_path  # the id cannot climb out
     small = executor(output_caps={"big": 20_000}, max_output_chars=10, spill_dir=tmp_path)
     assert (await small.run(ToolCall(name="big"), CTX)).result == Success("z" * 10_000)
