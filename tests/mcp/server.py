@@ -37,11 +37,23 @@ async def progress(steps: int, delay: float, ctx: Context) -> str:
     return f"finished {steps} steps"
 
 
+CANCELLED = {"calls": 0}
+
+
 @server.tool()
 async def hang() -> str:
-    """Never finish."""
-    await asyncio.Event().wait()
+    """Never finish (unless the client cancels the request)."""
+    try:
+        await asyncio.Event().wait()
+    finally:
+        CANCELLED["calls"] += 1
     return "never"
+
+
+@server.tool()
+def cancellations() -> int:
+    """How many `hang` calls the client cancelled."""
+    return CANCELLED["calls"]
 
 
 @server.tool()

@@ -130,6 +130,7 @@ async def test_idle_deadline_and_hard_cap(test_server: McpServerConfig) -> None:
         assert 1.0 < time.monotonic() - start < 4
         # the session survived both: the server was told to cancel, not killed
         assert await call(executor, "mcp__test__add", {"a": 1, "b": 1}) == Success(2)
+        assert await call(executor, "mcp__test__cancellations") == Success(1)
 
 
 async def test_crash_mid_call_then_automatic_restart(test_server: McpServerConfig) -> None:
