@@ -16,6 +16,7 @@ from returns.result import Failure, Result, Success
 from toolrail.config import Config, ConfigError, load_tools
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
+from toolrail.definitions import tool_definition
 from toolrail.executor import Executor
 from toolrail.jsonish import dumps
 from toolrail.logreader import format_entry, format_stats, read_entries, stats
@@ -37,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     tools = commands.add_parser("tools", help="inspect tools").add_subparsers(required=True)
     listing = tools.add_parser("list", help="list tools, optionally as one agent sees them")
     _source_options(listing)
-    listing.add_argument("--json", action="store_true", help="print JSON Schemas too")
+    listing.add_argument("--json", action="store_true", help="print each tool's definition")
     listing.set_defaults(handler=_tools_list)
     explain = tools.add_parser("explain", help="why a tool is or is not callable, gate by gate")
     explain.add_argument("name", help="tool name")
@@ -171,7 +172,7 @@ def _tools_list(args: argparse.Namespace) -> int:
                 + (f"  [{flags}]" if flags else "")
             )
             if args.json:
-                print(dumps(item.input_schema(), indent=True).decode())
+                print(dumps(tool_definition(item), indent=True).decode())
         return 0
 
     return _with_tools(args, body)

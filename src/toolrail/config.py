@@ -11,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import orjson
 import pydantic
 from returns.result import Failure, Result, Success
 
@@ -118,6 +119,15 @@ class Config(_Section):
         policy = (self.policy or PolicySection()).model_dump()
         return Gates.from_config(policy, {n: a.model_dump() for n, a in self.agents.items()})
 
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of a toolrail.toml (published as schemas/toolrail-config.schema.json)."""
+        schema = cls.model_json_schema(by_alias=True)
+        schema["properties"].pop("root", None)
+        schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        schema["title"] = "toolrail.toml"
+        return schema
+
     @property
     def pins_path(self) -> Path | None:
         return self.root / self.mcp.pins if self.mcp.pins else None
@@ -161,3 +171,7 @@ def _import(spec: str, root: Path) -> ModuleType:
             f"cannot import {spec!r} ({error}); give a dotted module name importable from "
             f"{root} or a path to a .py file"
         ) from error
+
+
+if __name__ == "__main__":
+    print(orjson.dumps(Config.json_schema(), option=orjson.OPT_INDENT_2).decode())
