@@ -19,6 +19,7 @@ import structlog
 
 from bench.timing import AsyncCall, measure, report
 from toolrail import ExecutionContext, Executor, ToolCall, ToolRegistry, tool
+from toolrail.events import Sink
 from toolrail.jsonl import JsonlCallLog
 from toolrail.stream import ToolStreamHandler
 
@@ -65,8 +66,8 @@ def structlog_lines_per_s(directory: Path, records: list[dict[str, Any]]) -> flo
         return LINES / (time.perf_counter() - start)
 
 
-def executor_call(sinks: list[object]) -> AsyncCall:
-    executor = Executor(ToolRegistry([lookup]), sinks=sinks)  # type: ignore[arg-type]
+def executor_call(sinks: list[Sink]) -> AsyncCall:
+    executor = Executor(ToolRegistry([lookup]), sinks=sinks)
     ctx = ExecutionContext(agent="bench")
     call = ToolCall(name="lookup", arguments='{"city": "Oslo", "days": 2}', id="c1")
 

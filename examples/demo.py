@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from demo_tools import (
@@ -45,6 +46,7 @@ from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.models.base import ModelRequest
 from toolrail.models.messages import AssistantMessage, Handoff, Message, ToolResults
 from toolrail.policy import ApprovalRequest, Approve, Deny, Gates, Rules
+from toolrail.policy.approvals import Approver
 from toolrail.resilience import BreakerSettings
 from toolrail.ui import LiveProgress
 
@@ -144,7 +146,7 @@ AGENTS = [
 ]
 
 
-def narrate(console: Console) -> object:
+def narrate(console: Console) -> Callable[[Message], None]:
     def on_message(message: Message) -> None:
         match message:
             case AssistantMessage(agent=agent, text=text) if text:
@@ -157,7 +159,7 @@ def narrate(console: Console) -> object:
     return on_message
 
 
-def stand_in_human(console: Console) -> object:
+def stand_in_human(console: Console) -> Approver:
     """The approver: a real one would ask a person; this one shows the request and agrees."""
 
     async def approve(request: ApprovalRequest) -> Approve | Deny:
@@ -210,8 +212,8 @@ async def main() -> None:
             AGENTS,
             registry,
             sinks=[call_log, stream],
-            on_message=narrate(console),  # type: ignore[arg-type]
-            gates=Gates(rules=Rules.of(ask=["save_note"]), approver=stand_in_human(console)),  # type: ignore[arg-type]
+            on_message=narrate(console),
+            gates=Gates(rules=Rules.of(ask=["save_note"]), approver=stand_in_human(console)),
         )
         with LiveProgress(stream, console=console):
             result = await orchestrator.run(REQUEST, start="researcher")

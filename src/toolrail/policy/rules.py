@@ -95,8 +95,13 @@ class Rules:
 
     def decide(self, tool: str, arguments: Mapping[str, object] | None) -> Decision:
         """The strongest verdict any rule gives; `arguments=None` asks about the tool alone."""
-        for verdict, rules in (("deny", self.deny), ("ask", self.ask), ("allow", self.allow)):
+        checks: tuple[tuple[Verdict, tuple[Rule, ...]], ...] = (
+            ("deny", self.deny),
+            ("ask", self.ask),
+            ("allow", self.allow),
+        )
+        for verdict, rules in checks:
             for rule in rules:
                 if rule.matches(tool, arguments):
-                    return Decision(verdict, rule.text)  # type: ignore[arg-type]
+                    return Decision(verdict, rule.text)
         return Decision(None)
