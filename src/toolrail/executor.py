@@ -153,7 +153,8 @@ class Executor:
                 self.gates.remember(ctx, always)
                 if edited is not None:
                     call = ToolCall(id=call.id, name=call.name, arguments=dict(edited))
-                return Success(await self._run(call, ctx, approved=True))
+                with self.gates.approved(call.id):
+                    return Success(await self.run(call, ctx))
             case _:
                 assert_never(decision)
 
@@ -172,9 +173,6 @@ class Executor:
 
     async def run(self, call: ToolCall, ctx: ExecutionContext) -> ToolOutcome:
         """Run one call through lookup, validation and execution; always returns an outcome."""
-        return await self._run(call, ctx, approved=False)
-
-    async def _run(self, call: ToolCall, ctx: ExecutionContext, *, approved: bool) -> ToolOutcome:
         started_at = datetime.now(UTC)
         start = time.perf_counter()
         ctx = ctx.for_call(call.id)
@@ -185,7 +183,7 @@ class Executor:
             if tool is None:
                 result = self._refusal(call, ctx)
             else:
-                result, attempts = await self._validate_and_invoke(tool, call, ctx, approved)
+                result, attempts = await self._validate_and_invoke(tool, call, ctx)
         except asyncio.CancelledError:
             # the caller cancelled the task awaiting us: record it, then let it propagate
             self._finish(call, ctx, tool, Failure(_cancelled("the caller")), started_at, start)
@@ -236,7 +234,7 @@ class Executor:
         return Failure(unknown_tool(call.name, (t.name for t in self.visible(ctx.agent))))
 
     async def _validate_and_invoke(
-        self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext, approved: bool
+        self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext
     ) -> tuple[Result[object, ToolError], int]:
         """Permissions, validation, gates, then the run; returns the result and attempts."""
         if tool.permissions and not tool.permissions <= ctx.permissions:
@@ -254,7 +252,7 @@ class Executor:
             return validated, 1
         args = validated.unwrap()
         if self.gates is not None:
-            admitted = await self.gates.admit(tool, call, args, ctx, approved=approved)
+            admitted = await self.gates.admit(tool, call, args, ctx)
             if isinstance(admitted, Failure):
                 return admitted, 1
             args = admitted.unwrap()

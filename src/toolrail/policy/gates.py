@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import fnmatch
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
@@ -55,6 +56,7 @@ class Gates:
     health: HealthTracker = field(default_factory=HealthTracker)
     _pending: dict[str, Pending] = field(default_factory=dict)
     _always: dict[str, list[Rule]] = field(default_factory=dict)
+    _approved: set[str] = field(default_factory=set)
     _breakers: dict[str, CircuitBreaker] = field(default_factory=dict)
 
     @classmethod
@@ -98,13 +100,7 @@ class Gates:
         return self._breakers[key]
 
     async def admit(
-        self,
-        tool: AnyTool,
-        call: ToolCall,
-        arguments: object,
-        ctx: ExecutionContext,
-        *,
-        approved: bool = False,
+        self, tool: AnyTool, call: ToolCall, arguments: object, ctx: ExecutionContext
     ) -> Result[object, ToolError]:
         """Pass the gates in order; `Success` carries the arguments to run with (an
         approver may have edited them)."""
@@ -123,6 +119,7 @@ class Gates:
         wants_approval = decision.verdict == "ask" or any(
             fnmatch.fnmatchcase(tool.name, pattern) for pattern in self.needs_approval
         )
+        approved = call.id in self._approved
         if wants_approval and not approved and not self._always_allowed(ctx, tool, plain):
             asked = await self._ask(tool, call, arguments, ctx, decision.rule)
             if isinstance(asked, Failure):
@@ -171,6 +168,15 @@ class Gates:
                 return Success(arguments) if edited is None else _revalidate(tool, edited)
             case _:
                 assert_never(decision)
+
+    @contextmanager
+    def approved(self, call_id: str) -> Iterator[None]:
+        """While this lasts, the call with this id passes the approval gate."""
+        self._approved.add(call_id)
+        try:
+            yield
+        finally:
+            self._approved.discard(call_id)
 
     def take_pending(self, request_id: str) -> Pending | None:
         """Remove and return a pending request: each can be resolved exactly once."""
