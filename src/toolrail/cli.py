@@ -112,7 +112,11 @@ class _Loaded:
 def _load(args: argparse.Namespace) -> Result[_Loaded, ConfigError]:
     if args.module:
         return load_tools(args.module, root=Path.cwd()).map(lambda r: _Loaded(r, None, (), None))
-    config = Config.load(args.config or Path("toolrail.toml"))
+    config = (
+        Config.parse({"mcp": {"json": ".mcp.json"}}, root=Path.cwd())
+        if args.config is None and not Path("toolrail.toml").exists() and Path(".mcp.json").exists()
+        else Config.load(args.config or Path("toolrail.toml"))
+    )  # with no toolrail.toml, an existing .mcp.json is the whole configuration
     return config.bind(
         lambda c: c.registry().bind(
             lambda registry: c.mcp_servers().map(

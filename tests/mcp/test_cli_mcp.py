@@ -92,3 +92,15 @@ def test_call_an_mcp_tool_as_an_agent(config: Path, capsys: pytest.CaptureFixtur
         == 1
     )
     assert orjson.loads(capsys.readouterr().out)["error"]["kind"] == "not_allowed"
+
+
+def test_a_lone_mcp_json_is_enough(
+    config: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a toolrail.toml, the .mcp.json in the working directory is used."""
+    config.unlink()
+    monkeypatch.chdir(config.parent)
+    assert main(["mcp", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "clock: ready" in out
+    assert "test:" not in out
