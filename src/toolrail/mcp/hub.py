@@ -213,14 +213,15 @@ class McpHub:
         pinned = self._pins.get(tool.name)
         current = self.registry.find(tool.name)
         if pinned is None or pinned == digest:
-            self._pins.setdefault(tool.name, digest)
             if current is None:
                 self.registry.register(tool)
                 self.sinks.emit(ToolRegistered(tool=tool.name, source="mcp"))
             elif definition_hash(current) != digest:
                 self.registry.unregister(tool.name)
                 self.registry.register(tool)
-            self._save_pins()
+            if pinned is None:  # first sight: pin it
+                self._pins[tool.name] = digest
+                self._save_pins()
             return
         held = self._held.get(tool.name)
         if held is not None and held[1] == digest:
