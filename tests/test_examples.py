@@ -46,3 +46,10 @@ def test_tour_shows_each_kind_of_outcome(tmp_path: Path) -> None:
     out = run("tour.py", tmp_path)
     for expected in ("✅ Success", "InvalidArguments", "NotAllowed", "TimedOut", "UnknownTool"):
         assert expected in out
+
+
+def test_agent_loop_example(tmp_path: Path) -> None:
+    """The README's agent loop runs as printed."""
+    out = run("agent_loop.py", tmp_path)
+    assert "✔ ⚙️ weather: Oslo" in out
+    assert out.strip().endswith("end_conversation — Oslo: 4°C.")
