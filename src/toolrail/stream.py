@@ -197,41 +197,30 @@ class ToolStreamHandler:
         seconds = _duration(outcome.duration_ms)
         if outcome.attempts > 1:
             seconds = f"{outcome.attempts} attempts, {seconds}"
+        status: Status = "completed"
+        terminator: Terminator | None = None
+        error_kind: str | None = None
         match outcome.result:
             case Success(Complete(summary=summary)):
-                return replace(
-                    begun,
-                    status="completed",
-                    text=f"✅ Completed: {_first_line(summary)}",
-                    terminator="complete",
-                    duration_ms=outcome.duration_ms,
-                )
+                text, terminator = f"✅ Completed: {_first_line(summary)}", "complete"
             case Success(EndConversation(reason=reason)):
                 text = f"🏁 Conversation ended: {_first_line(reason)}"
-                return replace(
-                    begun,
-                    status="completed",
-                    text=text,
-                    terminator="end_conversation",
-                    duration_ms=outcome.duration_ms,
-                )
+                terminator = "end_conversation"
             case Success(_):
-                return replace(
-                    begun,
-                    status="completed",
-                    text=f"✔ {begun.text} ({seconds})",
-                    duration_ms=outcome.duration_ms,
-                )
+                text = f"✔ {begun.text} ({seconds})"
             case Failure(error):
-                return replace(
-                    begun,
-                    status="failed",
-                    text=f"✖ {begun.text} — {describe_error(error)} ({seconds})",
-                    duration_ms=outcome.duration_ms,
-                    error_kind=error.kind,
-                )
+                status, error_kind = "failed", error.kind
+                text = f"✖ {begun.text} — {describe_error(error)} ({seconds})"
             case _:
-                return replace(begun, status="failed", text=f"✖ {begun.text}")
+                status, text = "failed", f"✖ {begun.text}"
+        return replace(
+            begun,
+            status=status,
+            text=text,
+            terminator=terminator,
+            error_kind=error_kind,
+            duration_ms=outcome.duration_ms,
+        )
 
     def _publish(self, update: ProgressUpdate) -> None:
         for callback in self._callbacks:

@@ -84,14 +84,7 @@ class OpenAIDialect:
             case AssistantMessage(text=text, calls=calls):
                 out: Json = {"role": "assistant", "content": text or None}
                 if calls:
-                    out["tool_calls"] = [
-                        {
-                            "id": c.id,
-                            "type": "function",
-                            "function": {"name": c.name, "arguments": arguments_text(c)},
-                        }
-                        for c in calls
-                    ]
+                    out["tool_calls"] = _chat_tool_calls(calls)
                 return [out]
             case ToolResults(outcomes=outcomes):
                 return [self.format_tool_result(o) for o in outcomes]
@@ -198,14 +191,7 @@ class OpenAIDialect:
             }
         message: Json = {"role": "assistant", "content": text or None, "refusal": None}
         if calls:
-            message["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": arguments_text(c)},
-                }
-                for c in calls
-            ]
+            message["tool_calls"] = _chat_tool_calls(calls)
         return {
             "id": _new_id("chatcmpl"),
             "object": "chat.completion",
@@ -220,6 +206,18 @@ class OpenAIDialect:
                 }
             ],
         }
+
+
+def _chat_tool_calls(calls: Sequence[ToolCall]) -> list[Json]:
+    """An assistant message's `tool_calls`, as Chat Completions writes them."""
+    return [
+        {
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.name, "arguments": arguments_text(c)},
+        }
+        for c in calls
+    ]
 
 
 def _new_id(prefix: str = "call") -> str:
