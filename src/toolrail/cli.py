@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import structlog
 from returns.result import Failure, Result, Success
 
 from toolrail.config import Config, ConfigError, load_tools
@@ -26,6 +27,8 @@ from toolrail.registry import AgentToolTable, ToolRegistry
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if not structlog.is_configured():  # diagnostics to stderr: stdout is the output (JSON)
+        structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
     args = _parser().parse_args(argv)
     command: int = args.handler(args)
     return command
