@@ -39,6 +39,7 @@ from toolrail.core.errors import (
     Cancelled,
     ExecutionFailed,
     InternalError,
+    InvalidArguments,
     PermissionDenied,
     TimedOut,
     ToolError,
@@ -247,10 +248,9 @@ class Executor:
                     missing=frozenset(missing),
                 )
             ), 1
-        validated = tool.parameters.validate(call.arguments, tool=tool.name)
-        if isinstance(validated, Failure):
-            return validated, 1
-        args = validated.unwrap()
+        args = tool.parameters.check(call.arguments, tool=tool.name)
+        if isinstance(args, InvalidArguments):
+            return Failure(args), 1
         if self.gates is not None:
             admitted = await self.gates.admit(tool, call, args, ctx)
             if isinstance(admitted, Failure):

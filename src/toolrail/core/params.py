@@ -34,8 +34,17 @@ class ParameterSchema(abc.ABC, Generic[In]):
     """Validates raw arguments into `In`, and exports the JSON Schema a model is shown."""
 
     @abc.abstractmethod
+    def check(self, raw: RawArguments, *, tool: str = "") -> In | InvalidArguments:
+        """Raw arguments (JSON text, a mapping, or None) → validated input or every issue.
+
+        The executor's hot path; `validate` is the same answer as a `Result`."""
+
     def validate(self, raw: RawArguments, *, tool: str = "") -> Result[In, InvalidArguments]:
         """Turn raw arguments (JSON text, a mapping, or None) into validated input."""
+        checked = self.check(raw, tool=tool)
+        if isinstance(checked, InvalidArguments):
+            return Failure(checked)
+        return Success(checked)
 
     @abc.abstractmethod
     def json_schema(self) -> JsonObject:
@@ -106,16 +115,16 @@ class PydanticParameters(ParameterSchema[ModelT]):
             else type(model.__name__, (model,), {"model_config": {"extra": "forbid"}})
         )
 
-    def validate(self, raw: RawArguments, *, tool: str = "") -> Result[ModelT, InvalidArguments]:
+    def check(self, raw: RawArguments, *, tool: str = "") -> ModelT | InvalidArguments:
         try:
             if isinstance(raw, str | bytes) and raw and not raw.isspace():
                 # pydantic parses JSON itself, faster than decoding first
-                return Success(self._strict_model.model_validate_json(raw))
+                return self._strict_model.model_validate_json(raw)
             blank = raw is None or isinstance(raw, str | bytes)
-            return Success(self._strict_model.model_validate({} if blank else raw))
+            return self._strict_model.model_validate({} if blank else raw)
         except pydantic.ValidationError as error:
             issues = tuple(_pydantic_issue(detail) for detail in error.errors(include_url=False))
-            return Failure(InvalidArguments.of(tool, issues))
+            return InvalidArguments.of(tool, issues)
 
     def json_schema(self) -> JsonObject:
         return dict(self._schema)
@@ -173,27 +182,25 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
             fast = None
         object.__setattr__(self, "_fast", fast)
 
-    def validate(
-        self, raw: RawArguments, *, tool: str = ""
-    ) -> Result[JsonObject, InvalidArguments]:
+    def check(self, raw: RawArguments, *, tool: str = "") -> JsonObject | InvalidArguments:
         decoded = _decode(raw)
         if isinstance(decoded, Failure):
-            return Failure(InvalidArguments.of(tool, (decoded.failure(),)))
+            return InvalidArguments.of(tool, (decoded.failure(),))
         value = decoded.unwrap()
         if not isinstance(value, Mapping):
-            return Failure(InvalidArguments.of(tool, (_not_an_object(value),)))
+            return InvalidArguments.of(tool, (_not_an_object(value),))
         arguments = dict(value)
         try:
             if self._fast is not None and self._fast.is_valid(arguments):
-                return Success(arguments)
+                return arguments
             errors = sorted(self._validator.iter_errors(arguments), key=lambda e: e.json_path)
         except Exception as error:  # a schema jsonschema cannot apply (bad regex, deep refs)
             issue = ArgumentIssue(path="$", message=f"could not check arguments: {error}")
-            return Failure(InvalidArguments.of(tool, (issue,)))
+            return InvalidArguments.of(tool, (issue,))
         if errors:
             issues = tuple(ArgumentIssue(path=e.json_path, message=e.message) for e in errors)
-            return Failure(InvalidArguments.of(tool, issues))
-        return Success(arguments)
+            return InvalidArguments.of(tool, issues)
+        return arguments
 
     def json_schema(self) -> JsonObject:
         return dict(self.schema)
