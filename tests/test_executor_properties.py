@@ -21,6 +21,8 @@ from toolrail import (
     ToolOutcome,
     ToolRegistry,
 )
+from toolrail.policy import Budget, Gates, Rules
+from toolrail.resilience import BreakerSettings, RetrySettings
 
 
 class Unprintable(Exception):
@@ -143,12 +145,28 @@ ARGUMENTS = (
 NAMES = st.sampled_from([*TOOLS.names(), "nope", "", "t_", "x" * 100])
 
 
-def _run(calls: list[ToolCall], sink_raises: bool) -> list[ToolOutcome]:
+async def _no_sleep(seconds: float) -> None:
+    return None
+
+
+def _run(calls: list[ToolCall], sink_raises: bool, gated: bool) -> list[ToolOutcome]:
     def sink(event: object) -> None:
         if sink_raises:
             raise RuntimeError("sink broke")
 
-    executor = Executor(TOOLS, sinks=[sink])
+    gates = Gates(
+        rules=Rules.of(ask=["t_success*"], deny=["raw_schema(n:3)"]),
+        budget=Budget(per_conversation=5),
+        breakers=BreakerSettings(consecutive_failures=2),
+        retry=RetrySettings(tools=frozenset({"t_value_error", "t_hang"})),
+    )
+    executor = Executor(
+        TOOLS,
+        sinks=[sink],
+        gates=gates if gated else None,
+        sleep=_no_sleep,
+        max_output_chars=20 if gated else None,
+    )
     ctx = ExecutionContext(agent="fuzz")
     with asyncio.Runner() as runner:
         return runner.run(executor.run_many(calls, ctx, max_concurrency=4))
@@ -158,11 +176,13 @@ def _run(calls: list[ToolCall], sink_raises: bool) -> list[ToolOutcome]:
 @given(
     st.lists(st.tuples(NAMES, ARGUMENTS), min_size=1, max_size=6),
     st.booleans(),
+    st.booleans(),
 )
-def test_nothing_escapes_run(calls: list[tuple[str, Any]], sink_raises: bool) -> None:
-    """Any name, any arguments, any tool behaviour: a ToolOutcome holding a Result."""
+def test_nothing_escapes_run(calls: list[tuple[str, Any]], sink_raises: bool, gated: bool) -> None:
+    """Any name, any arguments, any tool behaviour, with or without gates (rules,
+    approvals, budgets, breakers, retries, output caps): a ToolOutcome holding a Result."""
     tool_calls = [ToolCall(name=name, arguments=args) for name, args in calls]
-    outcomes = _run(tool_calls, sink_raises)
+    outcomes = _run(tool_calls, sink_raises, gated)
     assert [o.call for o in outcomes] == tool_calls
     for outcome in outcomes:
         match outcome.result:
