@@ -96,6 +96,19 @@ async def mutate(ctx: Context) -> str:
 
 
 @server.tool()
+def liar() -> dict[str, int]:
+    """Declares one output shape (patched below) and returns another."""
+    return {"x": 1}
+
+
+server._tool_manager._tools["liar"].output_schema = {
+    "type": "object",
+    "properties": {"y": {"type": "string"}},
+    "required": ["y"],
+}
+
+
+@server.tool()
 def broken_schema() -> str:
     """This tool's input schema is made invalid below."""
     return ""

@@ -88,6 +88,19 @@ async def test_discovery_names_and_calls(test_server: McpServerConfig) -> None:
         assert refused.failure().message.endswith("refused: no")  # the server's own words
 
 
+async def test_a_server_that_lies_about_its_output(test_server: McpServerConfig) -> None:
+    """Output that breaks the tool's own outputSchema fails the call, not the session."""
+    async with McpHub([test_server]) as hub:
+        executor = Executor(hub.registry)
+        pid = (await call(executor, "mcp__test__pid")).unwrap()  # type: ignore[attr-defined]
+        lied = await call(executor, "mcp__test__liar")
+        assert isinstance(lied, Failure)
+        assert isinstance(lied.failure(), ExecutionFailed)
+        assert "answered liar wrongly" in lied.failure().message
+        assert hub.status()[0].state == "ready"
+        assert await call(executor, "mcp__test__pid") == Success(pid)  # same process
+
+
 async def test_malformed_tool_is_skipped_not_the_server(test_server: McpServerConfig) -> None:
     """A tool with an unusable schema is reported and skipped; the rest work."""
     async with McpHub([test_server]) as hub:

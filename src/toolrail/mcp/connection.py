@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TextIO
 
+import anyio
 import mcp.types as mcp_types
 import structlog
 from mcp import Client, MCPError, StdioServerParameters, stdio_client
@@ -33,6 +34,7 @@ log = structlog.get_logger("toolrail.mcp")
 State = Literal["stopped", "starting", "ready", "broken", "closed"]
 StateCallback = Callable[[str, State, str], None]
 MAX_BACKOFF_S = 5.0
+_STREAM_BROKEN = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
 
 
 class McpConnection:
@@ -118,7 +120,13 @@ class McpConnection:
                     )
                 )
             return Failure(self._transport_error(f"calling {tool}", error))
-        except (MCPError, OSError, RuntimeError) as error:
+        except RuntimeError as error:  # the SDK refused the answer (e.g. not its outputSchema)
+            return Failure(
+                ExecutionFailed(
+                    message=f"MCP server {self.name!r} answered {tool} wrongly: {error}"
+                )
+            )
+        except (MCPError, OSError, *_STREAM_BROKEN) as error:
             return Failure(self._transport_error(f"calling {tool}", error))
         return _from_call_result(result)
 
