@@ -7,9 +7,11 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 from returns.result import Failure, Success
@@ -331,22 +333,44 @@ async def test_in_process_server_for_fast_tests() -> None:
         )
 
 
-@pytest.fixture(params=["http", "sse"])
-def http_server(request: pytest.FixtureRequest) -> Iterator[McpServerConfig]:
-    """The test server over streamable HTTP or SSE, in a subprocess on a free port."""
-    transport = request.param
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def serve(transport: str, port: int) -> subprocess.Popen[str]:
+    """The test server over HTTP or SSE in a subprocess, returned once uvicorn listens."""
     process = subprocess.Popen(
         [sys.executable, SERVER, f"--{transport}", str(port)], stderr=subprocess.PIPE, text=True
     )
+    assert process.stderr is not None
+    deadline = time.monotonic() + 30
+    for line in process.stderr:
+        if "Uvicorn running" in line or time.monotonic() > deadline:
+            break
+    # keep reading its log, so a full pipe can never stall the server; close it at EOF
+    threading.Thread(target=drain, args=(process.stderr,), daemon=True).start()
+    return process
+
+
+def drain(stream: TextIO) -> None:
+    stream.read()
+    stream.close()
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    process.kill()
+    process.wait(timeout=10)
+
+
+@pytest.fixture(params=["http", "sse"])
+def http_server(request: pytest.FixtureRequest) -> Iterator[McpServerConfig]:
+    """The test server over streamable HTTP or SSE, on a free port."""
+    transport, port = request.param, free_port()
+    process = serve(transport, port)
     try:
-        assert process.stderr is not None
-        deadline = time.monotonic() + 30
-        for line in process.stderr:  # uvicorn says when it listens
-            if "Uvicorn running" in line or time.monotonic() > deadline:
-                break
         path = "/mcp" if transport == "http" else "/sse"
         yield McpServerConfig(
             name="web",
@@ -355,10 +379,28 @@ def http_server(request: pytest.FixtureRequest) -> Iterator[McpServerConfig]:
             headers={"X-Client": "toolrail-tests"},
         )
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-        if process.stderr is not None:
-            process.stderr.close()
+        stop(process)
+
+
+async def test_http_server_death_and_return() -> None:
+    """An HTTP server that dies gives TransportError at once; once it is back, the next
+    call opens a new session by itself."""
+    port = free_port()
+    process = serve("http", port)
+    config = McpServerConfig(name="web", url=f"http://127.0.0.1:{port}/mcp", timeout_s=5)
+    try:
+        async with McpHub([config]) as hub:
+            executor = Executor(hub.registry)
+            assert await call(executor, "mcp__web__add", {"a": 1, "b": 2}) == Success(3)
+            stop(process)
+            start = time.monotonic()
+            lost = await call(executor, "mcp__web__add", {"a": 1, "b": 2})
+            assert isinstance(lost.failure(), TransportError)  # type: ignore[attr-defined]
+            assert time.monotonic() - start < 5
+            process = serve("http", port)
+            assert await call(executor, "mcp__web__add", {"a": 1, "b": 2}) == Success(3)
+    finally:
+        stop(process)
 
 
 async def test_remote_transports(http_server: McpServerConfig) -> None:
