@@ -241,3 +241,61 @@ async def test_malformed_model_arguments_are_outcomes() -> None:
     assert isinstance(result.outcomes[0].result.failure(), InvalidArguments)
     assert isinstance(result.transcript[-1], AssistantMessage)
     assert any(isinstance(m, ToolResults) for m in result.transcript)
+
+
+SENT: list[str] = []
+
+
+@tool
+def send_email(to: str) -> str:
+    """Send an email."""
+    SENT.append(to)
+    return f"sent to {to}"
+
+
+async def test_a_run_pauses_for_approval_and_resumes() -> None:
+    """Without an inline approver, the run ends awaiting approval; resume settles each
+    pending call exactly once and the conversation carries on."""
+    from toolrail.policy import Approve, Deny, Gates, Rules
+
+    SENT.clear()
+    model = ScriptedModel(
+        [
+            ScriptedTurn(
+                calls=[
+                    ("send_email", {"to": "ada@example.com"}),
+                    ("send_email", {"to": "bob@example.com"}),
+                    ("lookup", {"city": "Oslo"}),
+                ]
+            ),
+            ScriptedTurn(calls=[("end_conversation", {"reason": "mail handled"})]),
+        ]
+    )
+    orchestrator = Orchestrator(
+        [Agent(name="a", instructions="", model=model, tools=("*",))],
+        ToolRegistry([send_email, lookup, end_conversation]),
+        gates=Gates(rules=Rules.of(ask=["send_email"])),
+    )
+    paused = await orchestrator.run("mail them")
+    assert paused.end.kind == "awaiting_approval"
+    assert [r.arguments["to"] for r in paused.pending] == ["ada@example.com", "bob@example.com"]
+    assert SENT == []  # nothing runs before approval
+    assert paused.outcomes[2].result == Success("Oslo: 4°C")  # the rest of the batch ran
+
+    ada, bob = paused.pending
+    half = await orchestrator.resume(paused, {ada.id: Approve()})
+    assert half.end.kind == "awaiting_approval"  # bob is still undecided
+    assert [r.id for r in half.pending] == [bob.id]
+    assert SENT == ["ada@example.com"]
+
+    done = await orchestrator.resume(half, {bob.id: Deny(message="not bob"), ada.id: Approve()})
+    assert done.end.kind == "end_conversation"
+    assert SENT == ["ada@example.com"]  # ada ran once, bob never
+    results = [o.result for o in done.outcomes[:2]]
+    assert results[0] == Success("sent to ada@example.com")
+    assert "not bob" in results[1].failure().message
+    # the model saw the settled results, not the pending ones
+    assert "not bob" in str(model.requests[1].body)
+
+    with pytest.raises(ValueError, match="only a run awaiting approval"):
+        await orchestrator.resume(done, {})

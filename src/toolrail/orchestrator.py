@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 import structlog
-from returns.result import Success
+from returns.result import Failure, Success
 
 from toolrail.core.call import ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
+from toolrail.core.errors import ApprovalRequired
 from toolrail.events import Sink, ToolCallRequested
 from toolrail.executor import Executor
 from toolrail.models.base import (
@@ -36,6 +37,7 @@ from toolrail.models.base import (
     TurnDone,
 )
 from toolrail.models.messages import AssistantMessage, Handoff, Message, ToolResults, UserMessage
+from toolrail.policy.approvals import ApprovalRequest, Approve, Deny
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, ToolRegistry
 
@@ -49,6 +51,7 @@ EndKind = Literal[
     "max_handoffs",
     "model_error",
     "unknown_agent",
+    "awaiting_approval",
 ]
 Router = Callable[[str, Complete], str | None] | Mapping[str, str | None]
 
@@ -94,6 +97,8 @@ class RunResult:
     agents: tuple[AgentRun, ...]
     end: RunEnd
     final_message: str | None = None
+    pending: tuple[ApprovalRequest, ...] = ()
+    """When `end.kind` is "awaiting_approval": the requests to decide, for `resume`."""
 
     @property
     def outcomes(self) -> tuple[ToolOutcome, ...]:
@@ -154,8 +159,56 @@ class Orchestrator:
         conversation = conversation_id or uuid.uuid4().hex
         transcript: list[Message] = []
         self._append(transcript, UserMessage(text=message))
-        runs: list[AgentRun] = []
         name = start or next(iter(self.agents))
+        return await self._drive(conversation, request_id, transcript, [], name)
+
+    async def resume(self, paused: RunResult, decisions: Mapping[str, Approve | Deny]) -> RunResult:
+        """Continue a run that ended `awaiting_approval`: settle the pending calls named in
+        `decisions` (each runs at most once), then carry on where the agent stopped.
+        Calls left undecided keep the run waiting."""
+        if paused.end.kind != "awaiting_approval":
+            raise ValueError(
+                f"this run ended {paused.end.kind!r}; only a run awaiting approval can be resumed"
+            )
+        transcript = list(paused.transcript)
+        batch = transcript[-1]
+        assert isinstance(batch, ToolResults)
+        outcomes = list(batch.outcomes)
+        for index, outcome in enumerate(outcomes):
+            request_id = _waiting_for(outcome)
+            if request_id in decisions:
+                settled = await self.executor.resume(request_id, decisions[request_id])
+                outcomes[index] = settled.value_or(outcome)
+        transcript[-1] = ToolResults(agent=batch.agent, outcomes=tuple(outcomes))
+        runs = list(paused.agents)
+        agent = paused.end.agent
+        if any(_waiting_for(o) for o in outcomes):
+            return self._result(paused.conversation_id, transcript, runs, paused.end)
+        match _terminator(outcomes):
+            case EndConversation(reason=reason, final_message=final):
+                end = RunEnd(kind="end_conversation", agent=agent, detail=reason)
+                return self._result(paused.conversation_id, transcript, runs, end, final or reason)
+            case Complete() as complete:
+                first = _Turns(
+                    AgentRun(agent=agent, turns=0, tool_calls=0, completed=complete),
+                    complete=complete,
+                )
+                return await self._drive(
+                    paused.conversation_id, None, transcript, runs, agent, first
+                )
+            case _:
+                return await self._drive(paused.conversation_id, None, transcript, runs, agent)
+
+    async def _drive(
+        self,
+        conversation: str,
+        request_id: str | None,
+        transcript: list[Message],
+        runs: list[AgentRun],
+        name: str,
+        first: _Turns | None = None,
+    ) -> RunResult:
+        """Hand control from agent to agent until the conversation ends."""
         for _ in range(self.max_handoffs + 1):
             agent = self.agents.get(name)
             if agent is None:
@@ -168,7 +221,8 @@ class Orchestrator:
                 phase=agent.phase or agent.name,
                 request_id=request_id,
             )
-            turns = await self._run_agent(agent, transcript, ctx)
+            turns = first or await self._run_agent(agent, transcript, ctx)
+            first = None
             runs.append(turns.run)
             if turns.end is not None:
                 return self._result(conversation, transcript, runs, turns.end, turns.final_message)
@@ -243,6 +297,16 @@ class Orchestrator:
             if isinstance(ended, Complete):
                 run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls, completed=ended)
                 return _Turns(run, complete=ended)
+            waiting = [o for o in outcomes if _waiting_for(o)]
+            if waiting:  # a person decides next; resume() picks up from here
+                run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls)
+                names = ", ".join(o.call.name for o in waiting)
+                end = RunEnd(
+                    kind="awaiting_approval",
+                    agent=agent.name,
+                    detail=f"{len(waiting)} call(s) wait for a person: {names}",
+                )
+                return _Turns(run, end)
         run = AgentRun(agent=agent.name, turns=agent.max_turns, tool_calls=tool_calls)
         detail = f"{agent.name} used all {agent.max_turns} turns without completing"
         return _Turns(run, RunEnd(kind="max_turns", agent=agent.name, detail=detail))
@@ -290,13 +354,32 @@ class Orchestrator:
         end: RunEnd,
         final_message: str | None = None,
     ) -> RunResult:
+        pending: tuple[ApprovalRequest, ...] = ()
+        batch = transcript[-1] if transcript else None
+        if (
+            end.kind == "awaiting_approval"
+            and self.executor.gates
+            and isinstance(batch, ToolResults)
+        ):
+            waiting = {_waiting_for(o) for o in batch.outcomes}
+            pending = tuple(r for r in self.executor.gates.pending if r.id in waiting)
         return RunResult(
             conversation_id=conversation,
             transcript=tuple(transcript),
             agents=tuple(runs),
             end=end,
             final_message=final_message,
+            pending=pending,
         )
+
+
+def _waiting_for(outcome: ToolOutcome) -> str:
+    """The approval request an outcome waits on, or "" if it does not."""
+    match outcome.result:
+        case Failure(ApprovalRequired(request_id=request_id)):
+            return request_id
+        case _:
+            return ""
 
 
 def _terminator(outcomes: Sequence[ToolOutcome]) -> Complete | EndConversation | None:
