@@ -6,7 +6,7 @@ import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Any, assert_never
 
 from returns.result import Success
 
@@ -88,11 +88,24 @@ class GeminiDialect:
             case _:
                 assert_never(message)
 
-    def parse_tool_calls(self, response: object) -> list[ToolCall]:
+    def parts_of(self, response: object) -> list[dict[str, Any]]:
+        """The first candidate's parts, with `function_call` under its snake_case name."""
         parts = get(as_data(response), "candidates", 0, "content", "parts") or []
+        return [
+            {
+                ("function_call" if k == "functionCall" else k): v
+                for k, v in p.items()
+                if v is not None
+            }
+            for p in parts
+            if isinstance(p, dict)
+        ]
+
+    def parse_tool_calls(self, response: object) -> list[ToolCall]:
+        parts = self.parts_of(response)
         calls: list[ToolCall] = []
         for part in parts:
-            call = get(part, "function_call") or get(part, "functionCall")
+            call = part.get("function_call")
             if isinstance(call, dict):
                 calls.append(
                     ToolCall(
@@ -104,8 +117,7 @@ class GeminiDialect:
         return calls
 
     def parse_text(self, response: object) -> str:
-        parts = get(as_data(response), "candidates", 0, "content", "parts") or []
-        return "".join(str(p.get("text")) for p in parts if isinstance(p, dict) and p.get("text"))
+        return "".join(str(p["text"]) for p in self.parts_of(response) if p.get("text"))
 
     def format_tool_result(self, outcome: ToolOutcome) -> Json:
         text, is_error = result_text(outcome)

@@ -7,6 +7,7 @@ tool calls as their first chunk arrives.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -107,15 +108,32 @@ class GeminiModel:
         return gemini.dialect
 
     async def respond(self, request: ModelRequest) -> object:
+        return await self.client.aio.models.generate_content(**self._arguments(request))
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Gemini streams whole parts; the turn is their concatenation in order."""
+        parts: list[Any] = []
+        chunks = await self.client.aio.models.generate_content_stream(**self._arguments(request))
+        async for chunk in chunks:
+            for part in gemini.dialect.parts_of(chunk):
+                call = part.get("function_call")
+                if isinstance(call, dict):
+                    call.setdefault("id", None)
+                    call["id"] = (
+                        call["id"] or f"gemini_{uuid.uuid4().hex[:16]}"
+                    )  # Gemini may omit it
+                    yield CallAnnounced(call["id"], str(call.get("name") or ""))
+                parts.append(part)
+        yield TurnDone({"candidates": [{"content": {"role": "model", "parts": parts}}]})
+
+    def _arguments(self, request: ModelRequest) -> dict[str, Any]:
         body = request.body
         config: dict[str, Any] = {"system_instruction": body["system_instruction"], **self.config}
         if body["tools"]:
             config["tools"] = body["tools"]
             # toolrail runs the tools itself
             config["automatic_function_calling"] = {"disable": True}
-        return await self.client.aio.models.generate_content(
-            model=self.model, contents=body["contents"], config=config
-        )
+        return {"model": self.model, "contents": body["contents"], "config": config}
 
 
 def _without_empty_tools(body: dict[str, Any]) -> dict[str, Any]:
