@@ -149,19 +149,27 @@ async def test_anthropic_messages(stream: bool) -> None:
     assert any(isinstance(e, ToolCallRequested) for e in events) is stream
 
 
-async def test_gemini_generate_content() -> None:
-    """functionCall parts in (no id: one is made), functionResponse parts back."""
+@pytest.mark.parametrize("stream", [False, True])
+async def test_gemini_generate_content(stream: bool) -> None:
+    """functionCall parts in (no id: one is made), functionResponse parts back; streamed,
+    the call is announced under the id it then runs with."""
     from google import genai
     from google.genai import types
 
-    replay = Replay("gemini_function_call.json", "gemini_text.json")
+    replay = (
+        Replay("gemini_stream.sse", "gemini_text_stream.sse")
+        if stream
+        else Replay("gemini_function_call.json", "gemini_text.json")
+    )
     client = genai.Client(
         api_key="test",
         http_options=types.HttpOptions(base_url="http://fake/", httpx_async_client=replay.client()),
     )
-    result, _ = await converse(GeminiModel(client, "gemini-2.5-flash"))
+    result, events = await converse(GeminiModel(client, "gemini-2.5-flash"), stream=stream)
     assert result.final_message == "It is 4°C in Oslo."
     assert result.outcomes[0].result == Success("Oslo: 4°C")
+    announced = [e.call_id for e in events if isinstance(e, ToolCallRequested)]
+    assert announced == ([result.outcomes[0].call.id] if stream else [])
     second = replay.requests[1]
     declared = replay.requests[0]["tools"][0]["functionDeclarations"][0]
     assert declared["name"] == "lookup"
