@@ -98,18 +98,25 @@ async def test_openai_chat_streamed() -> None:
     assert replay.requests[0]["stream"] is True
 
 
-async def test_openai_responses() -> None:
-    """Responses API: function_call items in, function_call_output items back."""
-    replay = Replay("openai_responses_tool_call.json", "openai_responses_text.json")
-    result, _ = await converse(OpenAIResponsesModel(openai_client(replay), "gpt-4.1"))
+@pytest.mark.parametrize("stream", [False, True])
+async def test_openai_responses(stream: bool) -> None:
+    """Responses API: function_call items in, function_call_output items back; streamed,
+    the call is announced from its first event."""
+    replay = (
+        Replay("openai_responses_stream.sse", "openai_responses_text_stream.sse")
+        if stream
+        else Replay("openai_responses_tool_call.json", "openai_responses_text.json")
+    )
+    result, events = await converse(
+        OpenAIResponsesModel(openai_client(replay), "gpt-4.1"), stream=stream
+    )
     assert result.final_message == "It is 4°C in Oslo."
-    assert result.outcomes[0].call.id == "call_unLAR8MvFNptuiZK6K6HCy5k"
+    call_id = "call_Pl4bVvHfA1Sz8lZm0CJd7Qqq" if stream else "call_unLAR8MvFNptuiZK6K6HCy5k"
+    assert result.outcomes[0].call.id == call_id
+    announced = [e.call_id for e in events if isinstance(e, ToolCallRequested)]
+    assert announced == ([call_id] if stream else [])
     sent = replay.requests[1]["input"]
-    assert {
-        "type": "function_call_output",
-        "call_id": "call_unLAR8MvFNptuiZK6K6HCy5k",
-        "output": "Oslo: 4°C",
-    } in sent
+    assert {"type": "function_call_output", "call_id": call_id, "output": "Oslo: 4°C"} in sent
     assert replay.requests[0]["tools"][0]["name"] == "lookup"
 
 

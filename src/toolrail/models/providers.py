@@ -64,6 +64,23 @@ class OpenAIResponsesModel:
         body = _without_empty_tools(request.body)
         return await self.client.responses.create(model=self.model, **body, **self.options)
 
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        body = _without_empty_tools(request.body)
+        calls: dict[str, str] = {}  # output item id → call id
+        async with self.client.responses.stream(model=self.model, **body, **self.options) as s:
+            async for event in s:
+                if (
+                    event.type == "response.output_item.added"
+                    and event.item.type == "function_call"
+                ):
+                    calls[event.item.id or ""] = event.item.call_id
+                    yield CallAnnounced(event.item.call_id, event.item.name)
+                elif event.type == "response.function_call_arguments.delta" and (
+                    event.item_id in calls
+                ):
+                    yield ArgumentsDelta(calls[event.item_id], event.delta)
+            yield TurnDone(await s.get_final_response())
+
 
 class AnthropicModel:
     """Messages through `anthropic.AsyncAnthropic`."""
