@@ -226,6 +226,9 @@ def test_format_tool_result_per_provider() -> None:
         {"output": [{"type": "function_call"}]},
         None,
         [1, 2],
+        "not json at all",
+        b"\x00\xff",
+        '{"choices": [{"message": {"tool_calls": [{"id": 1, "function": {"name": 2}}]}}]}',
     ],
 )
 def test_parsers_survive_odd_shapes(response: Any) -> None:

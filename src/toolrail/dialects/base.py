@@ -73,7 +73,10 @@ def as_data(response: object) -> Any:
     if callable(dump):
         return dump(mode="json")
     if isinstance(response, str | bytes):
-        return orjson.loads(response)
+        try:
+            return orjson.loads(response)
+        except orjson.JSONDecodeError:
+            return None  # not a response at all: nothing to read from it
     return response
 
 
