@@ -7,6 +7,8 @@ from enum import StrEnum
 from typing import Any, Literal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 from returns.result import Failure, Success
 
@@ -236,3 +238,43 @@ def test_parsers_survive_odd_shapes(response: Any) -> None:
     for dialect in (openai.chat, anthropic.dialect, gemini.dialect):
         calls = dialect.parse_tool_calls(response)
         assert all(isinstance(c, ToolCall) for c in calls)
+
+
+RESPONSE_KEYS = st.sampled_from(
+    [
+        "choices",
+        "message",
+        "tool_calls",
+        "function",
+        "name",
+        "arguments",
+        "id",
+        "output",
+        "type",
+        "function_call",
+        "content",
+        "input",
+        "candidates",
+        "parts",
+        "functionCall",
+        "args",
+        "text",
+        "call_id",
+        "tool_use",
+    ]
+)
+RESPONSES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8) | RESPONSE_KEYS,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(RESPONSE_KEYS, children, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@given(RESPONSES)
+def test_parsers_never_raise(response: Any) -> None:
+    """Any shape that looks a little like a provider response: calls or none, never a crash."""
+    for dialect in (openai.chat, openai.responses, anthropic.dialect, gemini.dialect):
+        assert all(isinstance(c, ToolCall) for c in dialect.parse_tool_calls(response))
+        assert isinstance(dialect.parse_text(response), str)

@@ -14,7 +14,7 @@ from toolrail.dialects.base import (
     arguments_object,
     as_data,
     check_name,
-    get,
+    items,
     result_text,
 )
 from toolrail.models.messages import (
@@ -77,7 +77,7 @@ class AnthropicDialect:
                 assert_never(message)
 
     def parse_tool_calls(self, response: object) -> list[ToolCall]:
-        content = get(as_data(response), "content") or []
+        content = items(as_data(response), "content")
         return [
             ToolCall(
                 id=str(block.get("id") or f"toolu_{uuid.uuid4().hex[:24]}"),
@@ -89,7 +89,7 @@ class AnthropicDialect:
         ]
 
     def parse_text(self, response: object) -> str:
-        content = get(as_data(response), "content") or []
+        content = items(as_data(response), "content")
         return "".join(
             b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
         )

@@ -124,6 +124,12 @@ def arguments_object(call: ToolCall) -> Json:
     return {}
 
 
+def items(data: Any, *path: str | int) -> list[Any]:
+    """`get(data, *path)` if that is a list, else an empty list."""
+    found = get(data, *path)
+    return found if isinstance(found, list) else []
+
+
 def get(data: Any, *path: str | int) -> Any:
     """`data[p0][p1]...` or None, through dicts and lists of unknown shape."""
     for key in path:

@@ -17,7 +17,7 @@ from toolrail.dialects.base import (
     arguments_object,
     as_data,
     check_name,
-    get,
+    items,
     result_text,
 )
 from toolrail.dialects.schema import gemini_subset
@@ -90,7 +90,7 @@ class GeminiDialect:
 
     def parts_of(self, response: object) -> list[dict[str, Any]]:
         """The first candidate's parts, with `function_call` under its snake_case name."""
-        parts = get(as_data(response), "candidates", 0, "content", "parts") or []
+        parts = items(as_data(response), "candidates", 0, "content", "parts")
         return [
             {
                 ("function_call" if k == "functionCall" else k): v

@@ -19,6 +19,7 @@ from toolrail.dialects.base import (
     as_data,
     check_name,
     get,
+    items,
     result_text,
 )
 from toolrail.dialects.schema import openai_strict
@@ -128,7 +129,7 @@ class OpenAIDialect:
                 for item in output
                 if isinstance(item, dict) and item.get("type") == "function_call"
             ]
-        calls = get(data, "choices", 0, "message", "tool_calls") or []
+        calls = items(data, "choices", 0, "message", "tool_calls")
         return [
             ToolCall(
                 id=str(call.get("id") or _new_id()),
@@ -147,7 +148,7 @@ class OpenAIDialect:
                 part.get("text", "")
                 for item in output
                 if isinstance(item, dict) and item.get("type") == "message"
-                for part in item.get("content") or []
+                for part in items(item, "content")
                 if isinstance(part, dict)
             )
         return str(get(data, "choices", 0, "message", "content") or "")
