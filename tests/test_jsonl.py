@@ -11,6 +11,7 @@ import sys
 import textwrap
 import threading
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from typing import Any
 import jsonschema
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 from returns.result import Failure, Result, Success
 
@@ -307,3 +310,44 @@ async def test_logs_cli_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert cli(["logs", "show", "--status", "failure", "--json", "--dir", str(tmp_path)]) == 0
     [shown] = capsys.readouterr().out.splitlines()
     assert orjson.loads(shown)["error"]["message"] == "ValueError: nope"
+
+
+ODD_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=10)
+    | st.binary(max_size=10)
+    | st.datetimes()
+    | st.just(object())
+    | st.builds(set, st.lists(st.integers(), max_size=3)),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.text(max_size=6) | st.integers(), children, max_size=3)
+        | st.tuples(children, children)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(output=ODD_VALUES, arguments=ODD_VALUES)
+def test_any_output_or_arguments_make_a_valid_line(
+    tmp_path: Path, output: Any, arguments: Any
+) -> None:
+    """Whatever a tool returns and whatever arguments arrived, the line is written and valid."""
+
+    @tool
+    def odd() -> object:
+        """Return the odd value."""
+        return output
+
+    call_log = JsonlCallLog(tmp_path / str(uuid.uuid4()))
+    executor = Executor(ToolRegistry([odd]), sinks=[call_log])
+    asyncio.run(executor.run(ToolCall(name="odd", arguments=arguments), ExecutionContext()))
+    call_log.close()
+    [entry] = lines(call_log.directory)
+    VALIDATOR.validate(entry)
