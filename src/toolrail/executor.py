@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, assert_never
+from typing import assert_never
 
 import structlog
 from returns.result import Failure, Result, Success
@@ -36,12 +36,10 @@ from returns.result import Failure, Result, Success
 from toolrail.core.call import ToolCall, ToolOutcome
 from toolrail.core.context import ExecutionContext, ProgressCallback
 from toolrail.core.errors import (
-    Cancelled,
     ExecutionFailed,
     InternalError,
     InvalidArguments,
     PermissionDenied,
-    TimedOut,
     ToolError,
 )
 from toolrail.events import (
@@ -52,6 +50,7 @@ from toolrail.events import (
     ToolProgress,
     ToolStarted,
 )
+from toolrail.invocation import Invoker, cancelled
 from toolrail.outputs import cap_output
 from toolrail.policy.approvals import Approve, Deny
 from toolrail.policy.gates import Gates, denied
@@ -87,15 +86,13 @@ class Executor:
         under `spill_dir`; `sleep` waits between retries (a fake one makes tests instant)."""
         self.registry = registry
         self.agents = agents
-        self.default_timeout_s = default_timeout_s
         self.gates = gates
         self.max_output_chars = max_output_chars
         self.output_caps = dict(output_caps or {})
         self.spill_dir = Path(spill_dir)
         self.sleep = sleep
         self.sinks = Fanout(sinks, timeout_s=sink_timeout_s)
-        self._running: dict[str, asyncio.Task[Any]] = {}
-        self._cancel_requested: set[str] = set()
+        self.invoker = Invoker(default_timeout_s)
 
     def visible(self, agent: str, permissions: frozenset[str] | None = None) -> tuple[AnyTool, ...]:
         """The tools `agent` may see — the ones its table, `permissions` (if given) and the
@@ -165,12 +162,7 @@ class Executor:
 
     def cancel(self, call_id: str) -> bool:
         """Cancel a running call; it ends in `Failure(Cancelled)`. False if it is not running."""
-        task = self._running.get(call_id)
-        if task is None or task.done():
-            return False
-        self._cancel_requested.add(call_id)
-        task.cancel()
-        return True
+        return self.invoker.cancel(call_id)
 
     async def run(self, call: ToolCall, ctx: ExecutionContext) -> ToolOutcome:
         """Run one call through lookup, validation and execution; always returns an outcome."""
@@ -187,7 +179,7 @@ class Executor:
                 result, attempts = await self._validate_and_invoke(tool, call, ctx)
         except asyncio.CancelledError:
             # the caller cancelled the task awaiting us: record it, then let it propagate
-            self._finish(call, ctx, tool, Failure(_cancelled("the caller")), started_at, start)
+            self._finish(call, ctx, tool, Failure(cancelled("the caller")), started_at, start)
             raise
         except Exception as error:
             log.exception("toolrail bug while running a call", tool=call.name, call_id=call.id)
@@ -270,7 +262,7 @@ class Executor:
                 )
             )
         if self.gates is None:
-            return self._cap_output(tool, call, await self._invoke(tool, args, call, ctx)), 1
+            return self._cap_output(tool, call, await self.invoker.invoke(tool, args, call, ctx)), 1
         return await self._guarded(tool, args, call, ctx, self.gates)
 
     async def _guarded(
@@ -280,10 +272,10 @@ class Executor:
         start = time.perf_counter()
         if tool.annotations.safe_to_retry or tool.name in gates.retry.tools:
             result, attempts = await with_retries(
-                lambda: self._invoke(tool, args, call, ctx), gates.retry, sleep=self.sleep
+                lambda: self.invoker.invoke(tool, args, call, ctx), gates.retry, sleep=self.sleep
             )
         else:
-            result, attempts = await self._invoke(tool, args, call, ctx), 1
+            result, attempts = await self.invoker.invoke(tool, args, call, ctx), 1
         failure = result.failure() if isinstance(result, Failure) else None
         for breaker in gates.breakers_for(tool):
             breaker.record(failure is None or not is_breakage(failure))
@@ -304,43 +296,6 @@ class Executor:
         # the call id comes from a model: make it a plain file name before using it
         name = re.sub(r"[^A-Za-z0-9_-]", "_", call.id)[:80] or "call"
         return Success(cap_output(result.unwrap(), cap, self.spill_dir / name))
-
-    async def _invoke(
-        self, tool: AnyTool, args: object, call: ToolCall, ctx: ExecutionContext
-    ) -> Result[object, ToolError]:
-        timeout_s = tool.timeout_s or self.default_timeout_s
-        task = asyncio.current_task()
-        if task is not None:
-            self._running[call.id] = task
-        deadline = asyncio.timeout(timeout_s) if timeout_s is not None else None
-        try:
-            if deadline is None:
-                returned = await tool.execute(args, ctx)
-            else:
-                async with deadline:
-                    returned = await tool.execute(args, ctx)
-        except TimeoutError as error:
-            if deadline is not None and deadline.expired():
-                return Failure(
-                    TimedOut(
-                        message=f"{tool.name} did not finish within {timeout_s:g}s",
-                        timeout_s=timeout_s or 0.0,
-                    )
-                )
-            return Failure(ExecutionFailed.from_exception(error))
-        except asyncio.CancelledError:
-            if call.id in self._cancel_requested and task is not None:
-                task.uncancel()
-                return Failure(_cancelled("a cancel request"))
-            if task is not None and task.cancelling():
-                raise
-            return Failure(_cancelled("the tool itself"))
-        except (Exception, SystemExit) as error:
-            return Failure(ExecutionFailed.from_exception(error))
-        finally:
-            self._running.pop(call.id, None)
-            self._cancel_requested.discard(call.id)
-        return _as_result(tool.name, returned)
 
     def _progress_reporter(
         self, call: ToolCall, tool: AnyTool, ctx: ExecutionContext
@@ -404,10 +359,6 @@ class Executor:
         return outcome
 
 
-def _cancelled(by: str) -> Cancelled:
-    return Cancelled(message=f"the call was cancelled by {by} before it finished")
-
-
 def _describe(tool: AnyTool, args: object) -> str | None:
     if tool.describe is None:
         return None
@@ -416,21 +367,3 @@ def _describe(tool: AnyTool, args: object) -> str | None:
     except Exception:
         log.warning("describe() failed; falling back to the default text", tool=tool.name)
         return None
-
-
-def _as_result(name: str, returned: object) -> Result[object, ToolError]:
-    """Hold a tool to its contract: a `Result` whose failure is a `ToolError`."""
-    match returned:
-        case Success():
-            return returned
-        case Failure(ToolError() as error):
-            return Failure(error)
-        case Failure(other):
-            return Failure(ExecutionFailed(message=str(other)))
-        case _:
-            return Failure(
-                ExecutionFailed(
-                    message=f"{name} returned {type(returned).__name__}, not a Result; "
-                    "return Success(value) or Failure(ToolError)"
-                )
-            )
