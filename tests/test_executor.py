@@ -320,3 +320,17 @@ async def test_a_validator_that_raises_oddly_is_an_internal_error_value() -> Non
     result = await run(Executor(ToolRegistry([weird])), "weird", {"x": 1})
     assert isinstance(result, Failure)
     assert isinstance(result.failure(), InternalError)
+
+
+def test_an_async_sink_outside_an_event_loop_is_skipped_cleanly() -> None:
+    """Emitting from sync code to an async sink drops the event, without warnings."""
+    from toolrail.events import ToolRegistered
+    from toolrail.sinks import Fanout
+
+    seen: list[ToolEvent] = []
+
+    async def sink(event: ToolEvent) -> None:
+        seen.append(event)
+
+    Fanout([sink]).emit(ToolRegistered(tool="x"))
+    assert seen == []

@@ -29,7 +29,12 @@ class Fanout:
                 log.exception("sink failed", sink=_name(sink), event_type=type(event).__name__)
                 continue
             if inspect.isawaitable(returned):
-                self._background(returned, sink)
+                try:
+                    self._background(returned, sink)
+                except RuntimeError:  # no running event loop to run it on
+                    if inspect.iscoroutine(returned):
+                        returned.close()
+                    log.warning("async sink called outside an event loop", sink=_name(sink))
 
     def _background(self, awaitable: Awaitable[None], sink: Sink) -> None:
         task = asyncio.ensure_future(self._bounded(awaitable, sink))
