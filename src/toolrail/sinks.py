@@ -29,14 +29,16 @@ class Fanout:
                 log.exception("sink failed", sink=_name(sink), event_type=type(event).__name__)
                 continue
             if inspect.isawaitable(returned):
-                try:
-                    self._background(returned, sink)
-                except RuntimeError:  # no running event loop to run it on
-                    if inspect.iscoroutine(returned):
-                        returned.close()
-                    log.warning("async sink called outside an event loop", sink=_name(sink))
+                self._background(returned, sink)
 
     def _background(self, awaitable: Awaitable[None], sink: Sink) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # called from sync code: there is nothing to run it on
+            if inspect.iscoroutine(awaitable):
+                awaitable.close()
+            log.warning("async sink called outside an event loop", sink=_name(sink))
+            return
         task = asyncio.ensure_future(self._bounded(awaitable, sink))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
