@@ -117,15 +117,16 @@ async def test_progress_reaches_sinks_and_extends_the_deadline(
     test_server: McpServerConfig,
 ) -> None:
     """Progress arrives as events, and keeps a call alive past its idle deadline."""
-    config = test_server.model_copy(update={"timeout_s": 0.6})
+    config = test_server.model_copy(update={"timeout_s": 1.0})
     events: list[ToolEvent] = []
     async with McpHub([config]) as hub:
         executor = Executor(hub.registry, sinks=[events.append])
-        result = await call(executor, "mcp__test__progress", {"steps": 5, "delay": 0.3})
-    assert result == Success("finished 5 steps")
+        # 6 steps of 0.3 s: 1.8 s in all, past the 1 s idle deadline, kept alive by progress
+        result = await call(executor, "mcp__test__progress", {"steps": 6, "delay": 0.3})
+    assert result == Success("finished 6 steps")
     progress = [e for e in events if isinstance(e, ToolProgress)]
     assert [(p.progress, p.total, p.message) for p in progress] == [
-        (n, 5, f"step {n}") for n in range(1, 6)
+        (n, 6, f"step {n}") for n in range(1, 7)
     ]
 
 
@@ -138,11 +139,11 @@ async def test_idle_deadline_and_hard_cap(test_server: McpServerConfig) -> None:
         silent = await call(executor, "mcp__test__hang")
         assert isinstance(silent, Failure)
         assert isinstance(silent.failure(), TimedOut)
-        assert time.monotonic() - start < 3
+        assert time.monotonic() - start < 10  # bounded: no hang
         start = time.monotonic()
         chatty = await call(executor, "mcp__test__progress", {"steps": 50, "delay": 0.1})
         assert isinstance(chatty.failure(), TimedOut)  # type: ignore[attr-defined]
-        assert 1.0 < time.monotonic() - start < 4
+        assert 0.5 < time.monotonic() - start < 10  # past the idle deadline, then capped
         # the session survived both: the server was told to cancel, not killed
         assert await call(executor, "mcp__test__add", {"a": 1, "b": 1}) == Success(2)
         assert await call(executor, "mcp__test__cancellations") == Success(1)
@@ -159,7 +160,7 @@ async def test_crash_mid_call_then_automatic_restart(test_server: McpServerConfi
         assert isinstance(crashed, Failure)
         assert isinstance(crashed.failure(), TransportError)
         assert crashed.failure().server == "test"
-        assert time.monotonic() - start < 5
+        assert time.monotonic() - start < 10  # promptly, not at a read timeout
         again = await call(executor, "mcp__test__pid")
         assert isinstance(again, Success)
         assert again.unwrap() != first_pid
@@ -187,7 +188,7 @@ async def test_server_that_never_starts_fails_in_bounded_time() -> None:
         results = await hub.connect()
     finally:
         await hub.close()
-    assert time.monotonic() - start < 15
+    assert time.monotonic() - start < 20  # bounded by the start-up timeouts
     for name in ("hangs", "missing"):
         result = results[name]
         assert isinstance(result, Failure)
@@ -396,7 +397,7 @@ async def test_http_server_death_and_return() -> None:
             start = time.monotonic()
             lost = await call(executor, "mcp__web__add", {"a": 1, "b": 2})
             assert isinstance(lost.failure(), TransportError)  # type: ignore[attr-defined]
-            assert time.monotonic() - start < 5
+            assert time.monotonic() - start < 10  # promptly, not at a read timeout
             process = serve("http", port)
             assert await call(executor, "mcp__web__add", {"a": 1, "b": 2}) == Success(3)
     finally:
