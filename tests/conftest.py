@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
+
+# no per-example deadline: a loaded CI machine must not turn slowness into failures
+settings.register_profile("toolrail", deadline=None)
+settings.load_profile("toolrail")
 
 
 @pytest.fixture
