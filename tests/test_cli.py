@@ -64,6 +64,8 @@ def test_call_prints_success_json(project: Path, capsys: pytest.CaptureFixture[s
     )
     assert code == 0
     assert orjson.loads(capsys.readouterr().out) == {"status": "success", "output": 5}
+    [log] = (project / "logs").glob("tool-calls-*.jsonl")  # [logging] directory
+    assert orjson.loads(log.read_bytes().splitlines()[-1])["agent"] == "user"
 
 
 def test_call_prints_failure_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

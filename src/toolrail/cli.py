@@ -20,6 +20,7 @@ from toolrail.core.context import ExecutionContext
 from toolrail.definitions import tool_definition
 from toolrail.executor import Executor
 from toolrail.jsonish import dumps
+from toolrail.jsonl import JsonlCallLog
 from toolrail.logreader import format_entry, format_stats, read_entries, stats
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.policy.gates import Gates
@@ -99,6 +100,7 @@ class _Loaded:
     pins: Path | None
     permissions: Mapping[str, frozenset[str]] = field(default_factory=dict)
     gates: Gates | None = None
+    log_dir: Path = Path("logs")
 
     def context(self, agent: str | None) -> ExecutionContext:
         """As `agent`, with its granted permissions; else as the operator, who has them all."""
@@ -130,6 +132,7 @@ def _load(args: argparse.Namespace) -> Result[_Loaded, ConfigError]:
                     c.pins_path,
                     {name: a.permissions for name, a in c.agents.items()},
                     c.gates(),
+                    c.root / c.logging.directory,
                 )
             )
         )
@@ -188,8 +191,12 @@ def _tools_list(args: argparse.Namespace) -> int:
 def _call(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
         # without --agent the operator may call every tool; with it, that agent's table applies
+        call_log = JsonlCallLog(loaded.log_dir)  # CLI calls are recorded like any other
         executor = Executor(
-            loaded.registry, agents=loaded.agents if args.agent else None, gates=loaded.gates
+            loaded.registry,
+            agents=loaded.agents if args.agent else None,
+            gates=loaded.gates,
+            sinks=[call_log],
         )
         ctx = loaded.context(args.agent)
         outcome = await executor.run(ToolCall(name=args.name, arguments=args.args), ctx)
