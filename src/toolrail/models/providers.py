@@ -16,26 +16,32 @@ from toolrail.dialects.base import Dialect
 from toolrail.models.base import ArgumentsDelta, CallAnnounced, ModelRequest, StreamEvent, TurnDone
 
 
-class OpenAIChatModel:
-    """Chat Completions through `openai.AsyncOpenAI`."""
+class _SdkModel:
+    """What the SDK-backed models share: a client, a model id and extra request options."""
+
+    dialect: Dialect
 
     def __init__(self, client: Any, model: str, **options: Any) -> None:
         self.client, self.model, self.options = client, model, options
 
-    @property
-    def dialect(self) -> Dialect:
-        return openai.chat
+    def _arguments(self, request: ModelRequest) -> dict[str, Any]:
+        """The model id, the dialect's request body and the extra options; providers reject
+        an empty tool list, so it is left out."""
+        body = {k: v for k, v in request.body.items() if not (k == "tools" and not v)}
+        return {"model": self.model, **body, **self.options}
+
+
+class OpenAIChatModel(_SdkModel):
+    """Chat Completions through `openai.AsyncOpenAI`."""
+
+    dialect = openai.chat
 
     async def respond(self, request: ModelRequest) -> object:
-        body = _without_empty_tools(request.body)
-        return await self.client.chat.completions.create(model=self.model, **body, **self.options)
+        return await self.client.chat.completions.create(**self._arguments(request))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        body = _without_empty_tools(request.body)
         announced: dict[int, str] = {}
-        async with self.client.chat.completions.stream(
-            model=self.model, **body, **self.options
-        ) as stream:
+        async with self.client.chat.completions.stream(**self._arguments(request)) as stream:
             async for event in stream:
                 if event.type != "chunk":
                     continue
@@ -50,24 +56,17 @@ class OpenAIChatModel:
             yield TurnDone(await stream.get_final_completion())
 
 
-class OpenAIResponsesModel:
+class OpenAIResponsesModel(_SdkModel):
     """The Responses API through `openai.AsyncOpenAI`."""
 
-    def __init__(self, client: Any, model: str, **options: Any) -> None:
-        self.client, self.model, self.options = client, model, options
-
-    @property
-    def dialect(self) -> Dialect:
-        return openai.responses
+    dialect = openai.responses
 
     async def respond(self, request: ModelRequest) -> object:
-        body = _without_empty_tools(request.body)
-        return await self.client.responses.create(model=self.model, **body, **self.options)
+        return await self.client.responses.create(**self._arguments(request))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        body = _without_empty_tools(request.body)
         calls: dict[str, str] = {}  # output item id → call id
-        async with self.client.responses.stream(model=self.model, **body, **self.options) as s:
+        async with self.client.responses.stream(**self._arguments(request)) as s:
             async for event in s:
                 if (
                     event.type == "response.output_item.added"
@@ -82,25 +81,20 @@ class OpenAIResponsesModel:
             yield TurnDone(await s.get_final_response())
 
 
-class AnthropicModel:
+class AnthropicModel(_SdkModel):
     """Messages through `anthropic.AsyncAnthropic`."""
 
-    def __init__(self, client: Any, model: str, *, max_tokens: int = 4096, **options: Any) -> None:
-        self.client, self.model = client, model
-        self.options = {"max_tokens": max_tokens, **options}
+    dialect = anthropic.dialect
 
-    @property
-    def dialect(self) -> Dialect:
-        return anthropic.dialect
+    def __init__(self, client: Any, model: str, *, max_tokens: int = 4096, **options: Any) -> None:
+        super().__init__(client, model, max_tokens=max_tokens, **options)
 
     async def respond(self, request: ModelRequest) -> object:
-        body = _without_empty_tools(request.body)
-        return await self.client.messages.create(model=self.model, **body, **self.options)
+        return await self.client.messages.create(**self._arguments(request))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        body = _without_empty_tools(request.body)
         blocks: dict[int, str] = {}
-        async with self.client.messages.stream(model=self.model, **body, **self.options) as s:
+        async with self.client.messages.stream(**self._arguments(request)) as s:
             async for event in s:
                 if event.type == "content_block_start" and event.content_block.type == "tool_use":
                     blocks[event.index] = event.content_block.id
@@ -114,15 +108,11 @@ class AnthropicModel:
             yield TurnDone(await s.get_final_message())
 
 
-class GeminiModel:
-    """generateContent through `google.genai.Client` (its async `aio` side)."""
+class GeminiModel(_SdkModel):
+    """generateContent through `google.genai.Client` (its async `aio` side); the extra
+    options go into the request's `config`."""
 
-    def __init__(self, client: Any, model: str, **config: Any) -> None:
-        self.client, self.model, self.config = client, model, config
-
-    @property
-    def dialect(self) -> Dialect:
-        return gemini.dialect
+    dialect = gemini.dialect
 
     async def respond(self, request: ModelRequest) -> object:
         return await self.client.aio.models.generate_content(**self._arguments(request))
@@ -135,24 +125,17 @@ class GeminiModel:
             for part in gemini.dialect.parts_of(chunk):
                 call = part.get("function_call")
                 if isinstance(call, dict):
-                    call.setdefault("id", None)
-                    call["id"] = (
-                        call["id"] or f"gemini_{uuid.uuid4().hex[:16]}"
-                    )  # Gemini may omit it
+                    # Gemini may omit ids: give one now, so announcement and call agree
+                    call["id"] = call.get("id") or f"gemini_{uuid.uuid4().hex[:16]}"
                     yield CallAnnounced(call["id"], str(call.get("name") or ""))
                 parts.append(part)
         yield TurnDone({"candidates": [{"content": {"role": "model", "parts": parts}}]})
 
     def _arguments(self, request: ModelRequest) -> dict[str, Any]:
         body = request.body
-        config: dict[str, Any] = {"system_instruction": body["system_instruction"], **self.config}
+        config: dict[str, Any] = {"system_instruction": body["system_instruction"], **self.options}
         if body["tools"]:
             config["tools"] = body["tools"]
             # toolrail runs the tools itself
             config["automatic_function_calling"] = {"disable": True}
         return {"model": self.model, "contents": body["contents"], "config": config}
-
-
-def _without_empty_tools(body: dict[str, Any]) -> dict[str, Any]:
-    """Providers reject an empty tool list; leave the key out instead."""
-    return {k: v for k, v in body.items() if not (k == "tools" and not v)}
