@@ -12,11 +12,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
-import jsonschema
 import jsonschema_rs
 import orjson
 import pydantic
-from jsonschema.exceptions import SchemaError
 from pydantic_core import ErrorDetails
 from returns.result import Failure, Result, Success
 
@@ -168,6 +166,9 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
     _fast: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        import jsonschema  # here, not at the top: `import toolrail` should not pay for it
+        from jsonschema.exceptions import SchemaError
+
         validator_class = jsonschema.validators.validator_for(
             self.schema, default=jsonschema.Draft202012Validator
         )
