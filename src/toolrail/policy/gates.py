@@ -76,12 +76,13 @@ class Gates:
             needs_approval=tuple(policy.get("needs_approval", ())),
         )
 
-    def rules_for(self, ctx: ExecutionContext) -> Rules:
-        return self.rules + self.agent_rules.get(ctx.agent, Rules())
+    def rules_for(self, agent: str) -> Rules:
+        """The global rules and `agent`'s own, together."""
+        return self.rules + self.agent_rules.get(agent, Rules())
 
     def hides(self, tool: AnyTool, agent: str) -> bool:
         """Denied by name for this agent, or behind an open circuit."""
-        rules = self.rules + self.agent_rules.get(agent, Rules())
+        rules = self.rules_for(agent)
         if rules.decide(tool.name, None).verdict == "deny":
             return True
         return any(breaker.hidden for breaker in self.breakers_for(tool))
@@ -105,7 +106,7 @@ class Gates:
         """Pass the gates in order; `Success` carries the arguments to run with (an
         approver may have edited them)."""
         plain = _plain(arguments)
-        decision = self.rules_for(ctx).decide(tool.name, plain)
+        decision = self.rules_for(ctx.agent).decide(tool.name, plain)
         if decision.verdict == "deny":
             return Failure(
                 PermissionDenied(
@@ -200,7 +201,7 @@ class Gates:
 
     def explain(self, tool: AnyTool, ctx: ExecutionContext) -> list[str]:
         """What each gate says about this tool for this agent, before any arguments."""
-        rules = self.rules_for(ctx)
+        rules = self.rules_for(ctx.agent)
         verdict = rules.decide(tool.name, None)
         lines = [
             f"rules: {verdict.verdict} by {verdict.rule!r}"
