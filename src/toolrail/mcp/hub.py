@@ -11,6 +11,7 @@ or accepted.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -384,13 +385,4 @@ def _held_back(tool: AnyTool) -> AnyTool:
             )
         )
 
-    return Tool(
-        name=tool.name,
-        description=tool.description,
-        parameters=tool.parameters,
-        execute=execute,
-        annotations=tool.annotations,
-        permissions=tool.permissions,
-        tags=tool.tags | {"needs_approval"},
-        source="mcp",
-    )
+    return dataclasses.replace(tool, execute=execute, tags=tool.tags | {"needs_approval"})
