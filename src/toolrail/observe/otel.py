@@ -1,0 +1,119 @@
+"""OpenTelemetry spans for tool calls, after the GenAI semantic conventions.
+
+One `execute_tool {tool}` span per call (kind INTERNAL), parented to whatever span is current
+when the call starts — an orchestrator's `invoke_agent` span, or the application's own.
+Attributes: `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`,
+`gen_ai.tool.type`, `gen_ai.conversation.id`, `gen_ai.agent.name`, `error.type`; MCP tools
+carry `toolrail.mcp.server`. Arguments and results (`gen_ai.tool.call.arguments`,
+`gen_ai.tool.call.result`) are recorded only with `record_content=True`, redacted.
+
+The sink starts and ends spans in memory; exporting is the span processor's business
+(use a `BatchSpanProcessor` so no exporter I/O happens on the call path).
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+import orjson
+
+try:
+    from opentelemetry import context as otel_context
+    from opentelemetry import trace
+except ModuleNotFoundError as error:  # pragma: no cover - depends on the environment
+    raise ModuleNotFoundError(
+        "toolrail.observe.otel needs OpenTelemetry: pip install 'toolrail[otel]'"
+    ) from error
+
+from returns.result import Success
+
+from toolrail.events import (
+    McpServerStateChanged,
+    ToolCallRequested,
+    ToolCompleted,
+    ToolDefinitionChanged,
+    ToolEvent,
+    ToolFailed,
+    ToolProgress,
+    ToolRegistered,
+    ToolStarted,
+    ToolUnregistered,
+)
+from toolrail.redact import redact
+
+_MAX_CONTENT = 8192
+
+
+class OtelSink:
+    """A sink that turns call events into spans; pass it in `Executor(sinks=[...])`."""
+
+    def __init__(
+        self,
+        tracer_provider: trace.TracerProvider | None = None,
+        *,
+        record_content: bool = False,
+    ) -> None:
+        self.tracer = trace.get_tracer("toolrail", tracer_provider=tracer_provider)
+        self.record_content = record_content
+        self._open: dict[tuple[str, str], trace.Span] = {}
+
+    def __call__(self, event: ToolEvent) -> None:
+        match event:
+            case ToolStarted():
+                span = self._span(event.tool, event.call_id, event.conversation_id, event.agent)
+                if event.source.startswith("mcp:"):
+                    span.set_attribute("toolrail.mcp.server", event.source.removeprefix("mcp:"))
+                if self.record_content:
+                    span.set_attribute("gen_ai.tool.call.arguments", _content(event.arguments))
+                self._open[(event.conversation_id, event.call_id)] = span
+            case ToolProgress():
+                running = self._open.get((event.conversation_id, event.call_id))
+                if running is not None:
+                    attributes: dict[str, str | float] = {"progress": event.progress}
+                    if event.total is not None:
+                        attributes["total"] = event.total
+                    running.add_event("progress", attributes)
+            case ToolCompleted() | ToolFailed():
+                self._end(event)
+            case (
+                ToolCallRequested()
+                | ToolRegistered()
+                | ToolUnregistered()
+                | ToolDefinitionChanged()
+                | McpServerStateChanged()
+            ):
+                pass
+            case _:
+                assert_never(event)
+
+    def _span(self, tool: str, call_id: str, conversation_id: str, agent: str) -> trace.Span:
+        return self.tracer.start_span(
+            f"execute_tool {tool}",
+            context=otel_context.get_current(),
+            kind=trace.SpanKind.INTERNAL,
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": tool,
+                "gen_ai.tool.call.id": call_id,
+                "gen_ai.tool.type": "function",
+                "gen_ai.conversation.id": conversation_id,
+                "gen_ai.agent.name": agent,
+            },
+        )
+
+    def _end(self, event: ToolCompleted | ToolFailed) -> None:
+        span = self._open.pop((event.conversation_id, event.call_id), None)
+        if span is None:  # refused before it started: a span for the refusal alone
+            span = self._span(event.tool, event.call_id, event.conversation_id, event.agent)
+        if isinstance(event, ToolFailed):
+            span.set_attribute("error.type", event.error.kind)
+            span.set_status(trace.Status(trace.StatusCode.ERROR, str(redact(event.error.message))))
+        elif self.record_content and isinstance(event.outcome.result, Success):
+            span.set_attribute("gen_ai.tool.call.result", _content(event.outcome.result.unwrap()))
+        span.set_attribute("toolrail.attempts", event.outcome.attempts)
+        span.end()
+
+
+def _content(value: object) -> str:
+    text = orjson.dumps(redact(value), default=str).decode()
+    return text if len(text) <= _MAX_CONTENT else text[:_MAX_CONTENT] + "…[truncated]"
