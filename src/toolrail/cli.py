@@ -5,25 +5,31 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import difflib
+import importlib.metadata
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import orjson
 import structlog
 from returns.result import Failure, Result, Success
 
 from toolrail.config import Config, ConfigError, load_tools
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
+from toolrail.core.errors import ApprovalRequired
 from toolrail.definitions import tool_definition
 from toolrail.executor import Executor
 from toolrail.jsonish import dumps
 from toolrail.jsonl import JsonlCallLog
-from toolrail.logreader import format_entry, format_stats, read_entries, stats
+from toolrail.logreader import Entry, format_entry, format_stats, read_entries, stats
 from toolrail.mcp import McpHub, McpServerConfig
+from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Decision, Deny
 from toolrail.policy.gates import Gates
+from toolrail.redact import redact
 from toolrail.registry import AgentToolTable, ToolRegistry
 
 
@@ -37,12 +43,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolrail", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"toolrail {_version()}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     tools = commands.add_parser("tools", help="inspect tools").add_subparsers(required=True)
     listing = tools.add_parser("list", help="list tools, optionally as one agent sees them")
     _source_options(listing)
-    listing.add_argument("--json", action="store_true", help="print each tool's definition")
+    listing.add_argument(
+        "--json", action="store_true", help="print the tools' definitions as one JSON array"
+    )
     listing.set_defaults(handler=_tools_list)
     explain = tools.add_parser("explain", help="why a tool is or is not callable, gate by gate")
     explain.add_argument("name", help="tool name")
@@ -52,6 +61,13 @@ def _parser() -> argparse.ArgumentParser:
     call = commands.add_parser("call", help="call one tool and print its Result as JSON")
     call.add_argument("name", help="tool name")
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
+    decision = call.add_mutually_exclusive_group()
+    decision.add_argument(
+        "--approve", action="store_true", help="approve the call if a rule asks for approval"
+    )
+    decision.add_argument(
+        "--deny", metavar="REASON", help="deny the call if a rule asks for approval"
+    )
     _source_options(call)
     call.set_defaults(handler=_call)
 
@@ -72,7 +88,10 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="print the raw JSON lines")
     summary = logs.add_parser("stats", help="counts, error rates, p50/p95 per tool")
     for sub, handler in ((tail, _logs_tail), (show, _logs_show), (summary, _logs_stats)):
-        sub.add_argument("--dir", type=Path, default=Path("logs"), help="log directory")
+        sub.add_argument(
+            "--dir", type=Path, help="log directory (default: the config's [logging] directory)"
+        )
+        sub.add_argument("--config", type=Path, help="a toolrail.toml (default: ./toolrail.toml)")
         sub.set_defaults(handler=handler)
     return parser
 
@@ -175,14 +194,13 @@ def _tools_list(args: argparse.Namespace) -> int:
         tools = (
             executor.visible(ctx.agent, ctx.permissions) if args.agent else tuple(loaded.registry)
         )
+        if args.json:  # JSON only, one document: pipe it to jq
+            print(dumps([tool_definition(item) for item in tools], indent=True).decode())
+            return 0
         for item in tools:
             flags = ", ".join(sorted(item.tags | item.permissions))
-            print(
-                f"{item.name:32} {item.description.splitlines()[0]}"
-                + (f"  [{flags}]" if flags else "")
-            )
-            if args.json:
-                print(dumps(tool_definition(item), indent=True).decode())
+            summary = item.description.splitlines()[0] if item.description else ""
+            print(f"{item.name:32} {summary}" + (f"  [{flags}]" if flags else ""))
         return 0
 
     return _with_tools(args, body)
@@ -192,10 +210,13 @@ def _call(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
         # without --agent the operator may call every tool; with it, that agent's table applies
         call_log = JsonlCallLog(loaded.log_dir)  # CLI calls are recorded like any other
+        gates = loaded.gates
+        if gates is not None and (args.approve or args.deny is not None or sys.stdin.isatty()):
+            gates = replace(gates, approver=_terminal_approver(args.approve, args.deny))
         executor = Executor(
             loaded.registry,
             agents=loaded.agents if args.agent else None,
-            gates=loaded.gates,
+            gates=gates,
             sinks=[call_log],
         )
         ctx = loaded.context(args.agent)
@@ -206,6 +227,8 @@ def _call(args: argparse.Namespace) -> int:
                 return 0
             case Failure(error):
                 print(dumps({"status": "failure", "error": error}, indent=True).decode())
+                if isinstance(error, ApprovalRequired):
+                    print("toolrail: approve with --approve, or --deny REASON", file=sys.stderr)
                 return 1
             case _:
                 return 1
@@ -213,10 +236,54 @@ def _call(args: argparse.Namespace) -> int:
     return _with_tools(args, body)
 
 
+def _terminal_approver(approve: bool, deny: str | None) -> Approver:
+    """Decide approvals from the flags, else by asking on the terminal."""
+
+    async def decide(request: ApprovalRequest) -> Decision:
+        if approve:
+            return Approve()
+        if deny is not None:
+            return Deny(message=deny)
+        return await asyncio.to_thread(_ask_on_terminal, request)
+
+    return decide
+
+
+def _ask_on_terminal(request: ApprovalRequest) -> Decision:
+    arguments = dumps(redact(dict(request.arguments))).decode()
+    print(f"{request.tool} {arguments}: {request.reason}", file=sys.stderr)
+    while True:
+        print("[a]pprove, [d]eny or [e]dit the arguments? ", end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline().strip().lower()
+        if answer in ("a", "approve"):
+            return Approve()
+        if answer in ("d", "deny", ""):
+            print("reason: ", end="", file=sys.stderr, flush=True)
+            return Deny(message=sys.stdin.readline().strip() or "a person declined this call")
+        if answer in ("e", "edit"):
+            print("arguments as a JSON object: ", end="", file=sys.stderr, flush=True)
+            try:
+                edited = orjson.loads(sys.stdin.readline())
+            except orjson.JSONDecodeError as error:
+                print(f"not JSON: {error}", file=sys.stderr)
+                continue
+            if isinstance(edited, dict):
+                return Approve(arguments=edited)
+            print("not a JSON object", file=sys.stderr)
+
+
 def _tools_explain(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
-        executor = Executor(loaded.registry, agents=loaded.agents, gates=loaded.gates)
+        # the same executor `call` builds: without --agent the operator may call every tool
+        executor = Executor(
+            loaded.registry, agents=loaded.agents if args.agent else None, gates=loaded.gates
+        )
         ctx = loaded.context(args.agent)
+        if loaded.registry.find(args.name) is None:
+            close = difflib.get_close_matches(args.name, [t.name for t in loaded.registry], n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            print(f"toolrail: no tool named {args.name!r}{hint}", file=sys.stderr)
+            return 1
         for line in executor.explain(ctx.agent, args.name, ctx.permissions):
             print(line)
         return 0
@@ -242,15 +309,58 @@ def _mcp_list(args: argparse.Namespace) -> int:
     return _with_tools(args, body)
 
 
+def _log_dir(args: argparse.Namespace) -> Result[Path, ConfigError]:
+    """`--dir`, else the `[logging]` directory of `--config` or ./toolrail.toml, else ./logs."""
+    if args.dir is not None:
+        directory: Path = args.dir
+    elif args.config is not None or Path("toolrail.toml").exists():
+        return Config.load(args.config or Path("toolrail.toml")).bind(
+            lambda c: _existing(c.root / c.logging.directory)
+        )
+    else:
+        directory = Path("logs")
+    return _existing(directory)
+
+
+def _existing(directory: Path) -> Result[Path, ConfigError]:
+    if directory.is_dir():
+        return Success(directory)
+    return Failure(ConfigError(f"no log directory at {directory}"))
+
+
+def _with_log_dir(args: argparse.Namespace, body: Callable[[Path], int]) -> int:
+    match _log_dir(args):
+        case Success(Path() as directory):
+            return body(directory)
+        case Failure(error):
+            print(f"toolrail: {error}", file=sys.stderr)
+            return 2
+        case _:
+            return 2
+
+
+def _by_time(directory: Path) -> list[Entry]:
+    """Entries ordered by their timestamp (files hold them in write order, which concurrent
+    writers may interleave)."""
+    return sorted(read_entries(directory), key=lambda e: str(e.get("timestamp", "")))
+
+
 def _logs_tail(args: argparse.Namespace) -> int:
-    entries = list(read_entries(args.dir))
-    for entry in entries[-args.n :] if args.n > 0 else []:
-        print(format_entry(entry))
-    return 0
+    def body(directory: Path) -> int:
+        entries = _by_time(directory)
+        for entry in entries[-args.n :] if args.n > 0 else []:
+            print(format_entry(entry))
+        return 0
+
+    return _with_log_dir(args, body)
 
 
 def _logs_show(args: argparse.Namespace) -> int:
-    for entry in read_entries(args.dir):
+    return _with_log_dir(args, lambda directory: _show(args, directory))
+
+
+def _show(args: argparse.Namespace, directory: Path) -> int:
+    for entry in _by_time(directory):
         if (
             (args.tool and entry.get("tool") != args.tool)
             or (args.agent and entry.get("agent") != args.agent)
@@ -262,12 +372,19 @@ def _logs_show(args: argparse.Namespace) -> int:
 
 
 def _logs_stats(args: argparse.Namespace) -> int:
-    rows = stats(read_entries(args.dir))
-    if not rows:
-        print(f"no calls logged in {args.dir}")
+    def body(directory: Path) -> int:
+        rows = stats(read_entries(directory))
+        print(format_stats(rows) if rows else f"no calls logged in {directory}")
         return 0
-    print(format_stats(rows))
-    return 0
+
+    return _with_log_dir(args, body)
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("toolrail")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 if __name__ == "__main__":
