@@ -7,10 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import orjson
 import pytest
 
 from toolrail.cli import main
+from toolrail.config import Config
 
 TOOLS_PY = '''
 from toolrail import tool
@@ -118,3 +120,34 @@ def test_a_missing_log_directory_is_an_error(project: Path, command: str) -> Non
     assert done.returncode == 2
     assert "no log directory at nowhere" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_typos_in_the_config_are_named_with_the_likely_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "toolrail.toml"
+    config.write_text('[tools]\nmodule = ["x.py"]\n\n[policy]\nalow = ["add"]\n')
+    assert main(["tools", "list", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "tools.module: Extra inputs are not permitted (did you mean 'modules'?)" in err
+    assert "policy.alow: Extra inputs are not permitted (did you mean 'allow'?)" in err
+    assert "Traceback" not in err
+
+
+def test_the_config_schema_refuses_unknown_server_keys_and_describes_fields() -> None:
+    schema = Config.json_schema()
+    server = {"command": "python", "argz": ["-m", "x"]}
+    with pytest.raises(jsonschema.ValidationError, match="argz"):
+        jsonschema.validate({"mcp": {"servers": {"x": server}}}, schema)
+    assert "did you mean" not in str(schema)  # descriptions, not messages
+    assert schema["$defs"]["ToolsSection"]["properties"]["modules"]["description"]
+
+
+def test_an_unknown_agent_or_a_pattern_naming_nothing_is_warned_about(project: Path) -> None:
+    (project / "toolrail.toml").write_text(
+        '[tools]\nmodules = ["mytools.py"]\n\n[agents.user]\ntools = ["add", "deplyo"]\n'
+    )
+    done = _run(project, "tools", "list", "--agent", "usr")
+    assert done.returncode == 0
+    assert "no agent 'usr' in the config (did you mean user?)" in done.stderr
+    assert "agent 'user': 'deplyo' matches no tool (did you mean deploy?)" in done.stderr

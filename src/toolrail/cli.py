@@ -177,6 +177,7 @@ def _with_tools(args: argparse.Namespace, body: Callable[[_Loaded, McpHub], Awai
 
             async def run() -> int:
                 async with _connected(loaded) as hub:
+                    _warn_about_typos(loaded, args.agent)
                     return await body(loaded, hub)
 
             return asyncio.run(run())
@@ -185,6 +186,26 @@ def _with_tools(args: argparse.Namespace, body: Callable[[_Loaded, McpHub], Awai
             return 2
         case _:
             return 2
+
+
+def _warn_about_typos(loaded: _Loaded, agent: str | None) -> None:
+    """Say so on stderr when an agent name or a tool pattern names nothing."""
+    if loaded.agents is None:
+        return
+    known = list(loaded.agents.entries)
+    if agent is not None and agent not in known and "*" not in known:
+        close = difflib.get_close_matches(agent, known, n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        print(f"toolrail: warning: no agent {agent!r} in the config{hint}", file=sys.stderr)
+    names = [t.name for t in loaded.registry]
+    for name, patterns in loaded.agents.unmatched(loaded.registry).items():
+        for pattern in patterns:
+            close = difflib.get_close_matches(pattern, names, n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            print(
+                f"toolrail: warning: agent {name!r}: {pattern!r} matches no tool{hint}",
+                file=sys.stderr,
+            )
 
 
 def _tools_list(args: argparse.Namespace) -> int:

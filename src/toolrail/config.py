@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import sys
 import tomllib
+import typing
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -26,36 +28,52 @@ class ConfigError(ValueError):
 
 
 class _Section(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # attribute docstrings become schema descriptions: an editor shows them on hover
+    model_config = pydantic.ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True
+    )
 
 
 class ToolsSection(_Section):
     modules: tuple[str, ...] = ()
+    """Python modules whose top-level tools to load: dotted names, or .py paths relative to
+    this file."""
 
 
 class AgentSection(_Section):
     tools: tuple[str, ...] = ()
+    """Glob patterns over tool names this agent may see and call; `!pattern` removes."""
     permissions: frozenset[str] = frozenset()
+    """Permissions granted to this agent, e.g. "fs:read", "shell:execute"."""
     allow: tuple[str, ...] = ()
+    """Rules this agent's calls may run under without asking, e.g. "shell(git status*)"."""
     ask: tuple[str, ...] = ()
+    """Rules whose calls wait for a person's approval."""
     deny: tuple[str, ...] = ()
+    """Rules whose calls are refused; deny beats ask beats allow."""
 
 
 class PolicySection(_Section):
     """Global rules; deny beats ask beats allow, per agent rules join these."""
 
     allow: tuple[str, ...] = ()
+    """Rules every agent's calls may run under without asking."""
     ask: tuple[str, ...] = ()
+    """Rules whose calls wait for a person's approval."""
     deny: tuple[str, ...] = ()
+    """Rules whose calls are refused."""
     needs_approval: tuple[str, ...] = ()
+    """Tool-name globs that always ask, whatever the rules say (deny still wins)."""
 
 
 class LoggingSection(_Section):
     directory: str = "logs"
+    """Where the JSONL call logs go, relative to this file."""
 
 
 class McpSection(_Section):
     servers: dict[str, dict[str, Any]] = {}
+    """MCP servers by name: `command` and `args` (stdio) or `url` (HTTP)."""
     json_file: str | None = pydantic.Field(None, alias="json")
     """A `.mcp.json` whose `mcpServers` join the servers above."""
     pins: str | None = None
@@ -66,10 +84,15 @@ class Config(_Section):
     """The parsed `toolrail.toml`; relative paths are relative to the file's directory."""
 
     tools: ToolsSection = ToolsSection()
+    """Local tools to load."""
     agents: dict[str, AgentSection] = {}
+    """Agents by name: their tool tables, permissions and rules."""
     logging: LoggingSection = LoggingSection()
+    """The call log."""
     mcp: McpSection = McpSection()
+    """MCP servers whose tools join the registry as mcp__<server>__<tool>."""
     policy: PolicySection | None = None
+    """Rules for every agent."""
     root: Path = Path()
 
     @classmethod
@@ -78,7 +101,7 @@ class Config(_Section):
             return Success(cls.model_validate({**data, "root": root}))
         except pydantic.ValidationError as error:
             lines = [
-                f"- {'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                f"- {'.'.join(str(p) for p in e['loc'])}: {e['msg']}{_did_you_mean(e)}"
                 for e in error.errors(include_url=False)
             ]
             return Failure(ConfigError("invalid toolrail.toml:\n" + "\n".join(lines)))
@@ -124,6 +147,10 @@ class Config(_Section):
         """The JSON Schema of a toolrail.toml (published as schemas/toolrail-config.schema.json)."""
         schema = cls.model_json_schema(by_alias=True)
         schema["properties"].pop("root", None)
+        server = McpServerConfig.model_json_schema(by_alias=True)  # unknown keys are refused
+        server["properties"].pop("name")
+        server["required"] = [r for r in server.get("required", []) if r != "name"]
+        schema["$defs"]["McpSection"]["properties"]["servers"]["additionalProperties"] = server
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
         schema["title"] = "toolrail.toml"
         return schema
@@ -131,6 +158,28 @@ class Config(_Section):
     @property
     def pins_path(self) -> Path | None:
         return self.root / self.mcp.pins if self.mcp.pins else None
+
+
+def _did_you_mean(error: Any) -> str:
+    """For an unknown key, the closest known key of its section."""
+    if error["type"] != "extra_forbidden":
+        return ""
+    section: type[pydantic.BaseModel] = Config
+    for part in error["loc"][:-1]:
+        field = section.model_fields.get(str(part))
+        if field is not None:  # `X`, `X | None` and `dict[str, X]` lead into the section X
+            section = next(
+                (m for m in _models_in(field.annotation) if issubclass(m, _Section)), section
+            )
+    known = [name for name in section.model_fields if name != "root"]
+    close = difflib.get_close_matches(str(error["loc"][-1]), known, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else f" (known keys: {', '.join(known)})"
+
+
+def _models_in(annotation: object) -> list[type]:
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
 
 
 def load_tools(modules: Iterable[str], *, root: Path = Path()) -> Result[ToolRegistry, ConfigError]:

@@ -184,6 +184,15 @@ class AgentToolTable:
         """The tools `agent` may see and call, in registration order."""
         return registry.list(where=lambda t: self.allows(agent, t.name))
 
+    def unmatched(self, registry: ToolRegistry) -> dict[str, tuple[str, ...]]:
+        """Per agent, the patterns that name no registered tool: most often a typo."""
+        names = [t.name for t in registry]
+        found = {
+            agent: tuple(p for p in patterns if not fnmatch.filter(names, p.removeprefix("!")))
+            for agent, patterns in self.entries.items()
+        }
+        return {agent: patterns for agent, patterns in found.items() if patterns}
+
 
 def _as_patterns(agent: str, patterns: Iterable[str]) -> tuple[str, ...]:
     if isinstance(patterns, str):
