@@ -15,6 +15,13 @@ from toolrail.dialects import anthropic, gemini, openai
 from toolrail.dialects.base import Dialect
 from toolrail.models.base import ArgumentsDelta, CallAnnounced, ModelRequest, StreamEvent, TurnDone
 
+ALLOW_PROVIDER_CALLS = True
+"""Switched off by `toolrail.models.testing.block_provider_calls()` in tests."""
+
+
+class ProviderCallsBlocked(RuntimeError):
+    """A provider model was asked to send a request while provider calls are blocked."""
+
 
 class _SdkModel:
     """What the SDK-backed models share: a client, a model id and extra request options."""
@@ -27,6 +34,11 @@ class _SdkModel:
     def _arguments(self, request: ModelRequest) -> dict[str, Any]:
         """The model id, the dialect's request body and the extra options; providers reject
         an empty tool list, so it is left out."""
+        if not ALLOW_PROVIDER_CALLS:
+            raise ProviderCallsBlocked(
+                f"{type(self).__name__} would call {self.model!r}, but provider calls are "
+                "blocked here; use ScriptedModel or TestModel"
+            )
         body = {k: v for k, v in request.body.items() if not (k == "tools" and not v)}
         return {"model": self.model, **body, **self.options}
 
