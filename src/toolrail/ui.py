@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from types import TracebackType
 
-from rich.console import Console, Group
-from rich.live import Live
-from rich.text import Text
+try:
+    from rich.console import Console, Group
+    from rich.live import Live
+    from rich.text import Text
+except ModuleNotFoundError as error:  # pragma: no cover - depends on the environment
+    raise ModuleNotFoundError("toolrail.ui needs rich: pip install 'toolrail[ui]'") from error
 
 from toolrail.stream import ProgressUpdate, ToolStreamHandler
 

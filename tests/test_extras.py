@@ -1,0 +1,36 @@
+"""A missing extra says which extra to install, not a bare ModuleNotFoundError."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("module", "missing", "extra"),
+    [
+        ("toolrail.ui", "rich", "toolrail[ui]"),
+        ("toolrail.observe.otel", "opentelemetry", "toolrail[otel]"),
+        ("toolrail.observe.metrics", "prometheus_client", "toolrail[prometheus]"),
+    ],
+)
+def test_a_missing_extra_names_itself(module: str, missing: str, extra: str) -> None:
+    program = f"import sys; sys.modules[{missing!r}] = None; import {module}"
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode != 0
+    assert f"pip install '{extra}'" in done.stderr
+
+
+def test_import_toolrail_stays_light() -> None:
+    program = (
+        "import sys, toolrail; heavy = {'openai', 'anthropic', 'google.genai', "
+        "'opentelemetry', 'prometheus_client', 'mcp'} & set(sys.modules); print(sorted(heavy))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"
