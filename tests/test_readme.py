@@ -22,14 +22,14 @@ def test_the_readme_has_blocks_to_run() -> None:
 
 
 def test_every_readme_block_runs_as_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)  # whatever a block writes (logs/) lands here
     namespace: dict[str, object] = {"__name__": "readme"}
     for line, source in python_blocks(README.read_text(encoding="utf-8")):
         code = compile(source, f"README.md:{line}", "exec")
         exec(code, namespace)  # a failure's traceback names README.md and the line
-    out = capsys.readouterr().out
+    out = capfd.readouterr().out
     assert "Oslo: 4°C, rain" in out  # the match idiom's answer
     assert "end_conversation — Oslo: 4°C." in out  # the agent loop
     assert "'day_of_week'" in out  # the MCP time server's answer
