@@ -151,3 +151,15 @@ def test_an_unknown_agent_or_a_pattern_naming_nothing_is_warned_about(project: P
     assert done.returncode == 0
     assert "no agent 'usr' in the config (did you mean user?)" in done.stderr
     assert "agent 'user': 'deplyo' matches no tool (did you mean deploy?)" in done.stderr
+
+
+def test_a_read_only_tool_is_not_listed_as_destructive(tmp_path: Path) -> None:
+    (tmp_path / "ro.py").write_text(
+        "from toolrail import ToolAnnotations, tool\n\n"
+        "@tool(annotations=ToolAnnotations(read_only=True))\n"
+        "def peek(path: str) -> str:\n    '''Look at a path.'''\n    return path\n"
+    )
+    done = _run(tmp_path, "tools", "list", "--json", "--module", "ro.py")
+    [definition] = orjson.loads(done.stdout)
+    assert definition["annotations"]["read_only"] is True
+    assert definition["annotations"]["destructive"] is False

@@ -17,7 +17,8 @@ def tool_definition(tool: AnyTool) -> dict[str, Any]:
         "annotations": {
             "title": hints.title,
             "read_only": hints.read_only,
-            "destructive": hints.destructive,
+            # a read-only tool changes nothing, whatever the (MCP-style) default says
+            "destructive": hints.destructive and not hints.read_only,
             "idempotent": hints.idempotent,
             "open_world": hints.open_world,
         },
