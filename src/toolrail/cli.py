@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import difflib
 import importlib.metadata
+import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -17,7 +18,7 @@ import orjson
 import structlog
 from returns.result import Failure, Result, Success
 
-from toolrail.config import Config, ConfigError, load_tools
+from toolrail.config import Config, ConfigError, ServeSection, load_tools
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ApprovalRequired
@@ -71,6 +72,25 @@ def _parser() -> argparse.ArgumentParser:
     _source_options(call)
     call.set_defaults(handler=_call)
 
+    serve = commands.add_parser(
+        "serve", help="serve the tools to MCP clients (stdio or streamable HTTP)"
+    )
+    _source_options(serve)
+    serve.add_argument(
+        "--mode", choices=["static", "dynamic", "hybrid"], help="default: [serve] mode, or static"
+    )
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", help="HTTP: address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="HTTP: port (default 8765)")
+    serve.add_argument("--path", help="HTTP: endpoint path (default /mcp)")
+    serve.add_argument(
+        "--stateless", action="store_true", default=None, help="HTTP: keep no sessions"
+    )
+    serve.add_argument(
+        "--token-env", metavar="VAR", help="HTTP: require the bearer token held in $VAR"
+    )
+    serve.set_defaults(handler=_serve)
+
     mcp = commands.add_parser("mcp", help="MCP servers").add_subparsers(required=True)
     mcp_list = mcp.add_parser("list", help="configured servers, their state and their tools")
     _source_options(mcp_list)
@@ -120,6 +140,7 @@ class _Loaded:
     permissions: Mapping[str, frozenset[str]] = field(default_factory=dict)
     gates: Gates | None = None
     log_dir: Path = Path("logs")
+    serve: ServeSection = field(default_factory=ServeSection)
 
     def context(self, agent: str | None) -> ExecutionContext:
         """As `agent`, with its granted permissions; else as the operator, who has them all."""
@@ -152,6 +173,7 @@ def _load(args: argparse.Namespace) -> Result[_Loaded, ConfigError]:
                     {name: a.permissions for name, a in c.agents.items()},
                     c.gates(),
                     c.root / c.logging.directory,
+                    c.serve,
                 )
             )
         )
@@ -307,6 +329,39 @@ def _tools_explain(args: argparse.Namespace) -> int:
             return 1
         for line in executor.explain(ctx.agent, args.name, ctx.permissions):
             print(line)
+        return 0
+
+    return _with_tools(args, body)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    async def body(loaded: _Loaded, hub: McpHub) -> int:
+        overrides = {
+            key: value
+            for key in ("mode", "agent", "host", "port", "path", "stateless", "token_env")
+            if (value := getattr(args, key)) is not None
+        }
+        settings = loaded.serve.model_copy(update=overrides)
+        token = os.environ.get(settings.token_env, "") if settings.token_env else None
+        if token == "":
+            print(f"toolrail: ${settings.token_env} holds no bearer token", file=sys.stderr)
+            return 2
+        from toolrail.serve import McpToolServer
+
+        server = McpToolServer(
+            loaded.registry,
+            context=loaded.context(settings.agent),
+            agents=loaded.agents if settings.agent else None,
+            gates=loaded.gates,
+            sinks=[JsonlCallLog(loaded.log_dir)],
+            settings=settings,
+        )
+        if args.transport == "http":
+            from toolrail.serve.http import run_http
+
+            await run_http(server, token=token)
+        else:
+            await server.run_stdio()
         return 0
 
     return _with_tools(args, body)

@@ -11,7 +11,7 @@ import typing
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 import pydantic
@@ -80,6 +80,44 @@ class McpSection(_Section):
     """Where first-seen tool definition hashes are kept across runs."""
 
 
+class ServeSection(_Section):
+    """`toolrail serve`: the registry as an MCP server (stdio or streamable HTTP)."""
+
+    mode: Literal["static", "dynamic", "hybrid"] = "static"
+    """static lists every tool; dynamic only find_relevant_tools and execute_tool; hybrid the
+    pinned and frequently used tools plus those two."""
+    agent: str | None = None
+    """The agent the connecting client is served as (its tool table, permissions and rules);
+    none: an operator who may call every tool."""
+    pinned: tuple[str, ...] = ()
+    """Tool-name globs hybrid mode always lists."""
+    frequent: int = pydantic.Field(5, ge=0)
+    """How many of the most used tools hybrid mode lists."""
+    name: str = "toolrail"
+    """The server name clients see."""
+    list_poll_s: float = pydantic.Field(1.0, gt=0)
+    """How often to re-check the served tool list and tell clients when it changed."""
+    host: str = "127.0.0.1"
+    """HTTP: the address to bind (localhost unless you mean it)."""
+    port: int = pydantic.Field(8765, ge=0, le=65535)
+    """HTTP: the port."""
+    path: str = "/mcp"
+    """HTTP: the endpoint path."""
+    stateless: bool = False
+    """HTTP: no sessions, so replicas can run behind a load balancer (no list_changed, and
+    approvals only where the protocol carries them in the result)."""
+    max_body_bytes: int = pydantic.Field(4 * 1024 * 1024, gt=0)
+    """HTTP: larger request bodies are refused with 413."""
+    allowed_hosts: tuple[str, ...] = ()
+    """HTTP: Host headers accepted besides localhost's ("example.com:*"); others get 421."""
+    allowed_origins: tuple[str, ...] = ()
+    """HTTP: Origin headers accepted besides localhost's ("https://app.example.com"); others
+    get 403."""
+    token_env: str | None = None
+    """HTTP: the environment variable holding the bearer token clients must send (401
+    without it); unset: no token."""
+
+
 class Config(_Section):
     """The parsed `toolrail.toml`; relative paths are relative to the file's directory."""
 
@@ -93,6 +131,8 @@ class Config(_Section):
     """MCP servers whose tools join the registry as mcp__<server>__<tool>."""
     policy: PolicySection | None = None
     """Rules for every agent."""
+    serve: ServeSection = ServeSection()
+    """`toolrail serve`: serving the tools to MCP clients."""
     root: Path = Path()
 
     @classmethod

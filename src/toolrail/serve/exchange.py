@@ -1,0 +1,147 @@
+"""One `tools/call` request as the server sees it while the executor runs it: the client's
+session (for progress and elicitation) and, on the 2026-07-28 protocol, the client's answers
+to the questions an earlier round asked.
+
+`approve` is the executor's approver: it asks the person behind the request's client by MCP
+elicitation — a server-to-client request on handshake-era connections, an
+`InputRequiredResult` round trip on 2026-07-28 ones — and denies, saying how to grant it,
+when the client cannot be asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp_types as types
+import orjson
+import structlog
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from toolrail.core.errors import ApprovalRequired
+from toolrail.jsonish import dumps
+from toolrail.policy.approvals import ApprovalRequest, Approve, Decision, Deny
+from toolrail.redact import redact
+
+log = structlog.get_logger("toolrail.serve")
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "approve": {"type": "boolean", "title": "Approve", "description": "run this call"},
+        "reason": {
+            "type": "string",
+            "title": "Reason",
+            "description": "why not, if you deny it (the model reads this)",
+        },
+    },
+    "required": ["approve"],
+}
+
+
+@dataclass(eq=False)
+class Exchange:
+    """The request being served; lives in a context variable while the executor runs."""
+
+    request: ServerRequestContext[Any, Any]
+    input_responses: dict[str, Any] = field(default_factory=dict)
+    unanswerable: ApprovalRequired | None = None
+    """Set when approval was needed and the client could not be asked."""
+    asked: dict[str, types.ElicitRequest] = field(default_factory=dict)
+    """Questions for the client on 2026-07-28 connections, sent as an InputRequiredResult."""
+    progress: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def report_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """Send a progress notification for the request's token (if it gave one)."""
+        session = self.request.session
+        self.progress.append(
+            asyncio.ensure_future(_quietly(session.report_progress(progress, total, message)))
+        )
+
+    async def flush(self) -> None:
+        """Let progress notifications go out before the result does."""
+        if self.progress:
+            await asyncio.gather(*self.progress)
+
+
+CURRENT: contextvars.ContextVar[Exchange | None] = contextvars.ContextVar(
+    "toolrail_serve_exchange", default=None
+)
+
+
+async def approve(request: ApprovalRequest) -> Decision:
+    """Ask the person behind the current request's client; nothing runs until they answer."""
+    exchange = CURRENT.get()
+    if exchange is None:
+        return Deny(message="approval is required and there is no client to ask")
+    session = exchange.request.session
+    capabilities = session.client_capabilities
+    if capabilities is None or capabilities.elicitation is None:
+        return _unanswerable(exchange, request, "this MCP client does not support elicitation")
+    question = _question(request)
+    if session.can_send_request:
+        try:
+            answer = await session.elicit_form(
+                question, APPROVAL_SCHEMA, related_request_id=exchange.request.request_id
+            )
+        except (MCPError, OSError, RuntimeError) as error:
+            log.warning(
+                "asking the client for approval failed", tool=request.tool, error=str(error)
+            )
+            return _unanswerable(exchange, request, f"asking the client failed ({error})")
+        return _decision(answer)
+    # 2026-07-28: no server-to-client requests; the question rides the result, the answer
+    # comes back with the retried call, keyed by what is being approved
+    key = approval_key(request)
+    given = exchange.input_responses.get(key)
+    if isinstance(given, types.ElicitResult):
+        return _decision(given)
+    exchange.asked[key] = types.ElicitRequest(
+        params=types.ElicitRequestFormParams(message=question, requested_schema=APPROVAL_SCHEMA)
+    )
+    return Deny(
+        message="not yet: approval was asked of the MCP client; the call runs when it answers"
+    )
+
+
+def approval_key(request: ApprovalRequest) -> str:
+    """Names one tool with one set of arguments: an answer approves exactly that call."""
+    body = orjson.dumps([request.tool, dict(request.arguments)], option=orjson.OPT_SORT_KEYS)
+    return "approve-" + hashlib.sha256(body).hexdigest()[:24]
+
+
+def _question(request: ApprovalRequest) -> str:
+    arguments = dumps(redact(dict(request.arguments))).decode()
+    return f"Allow {request.tool} {arguments}? ({request.reason}; agent {request.agent})"
+
+
+def _decision(answer: types.ElicitResult) -> Decision:
+    content = answer.content or {}
+    if answer.action == "accept" and content.get("approve") is True:
+        return Approve()
+    if answer.action == "accept":
+        reason = content.get("reason")
+        return Deny(message=str(reason) if reason else "a person declined this call")
+    return Deny(message=f"a person {answer.action}d the approval request")
+
+
+def _unanswerable(exchange: Exchange, request: ApprovalRequest, why: str) -> Decision:
+    message = (
+        f"{request.tool} needs a person's approval ({request.reason}) and {why}. Grant it by "
+        f"connecting with a client that supports MCP elicitation, or by adding an allow rule "
+        f"for agent {request.agent!r} to toolrail.toml (e.g. [agents.{request.agent}] allow = "
+        f'["{request.tool}"])'
+    )
+    exchange.unanswerable = ApprovalRequired(message=message, tool=request.tool)
+    return Deny(message=message)
+
+
+async def _quietly(sending: Any) -> None:
+    try:
+        await sending
+    except Exception as error:  # a client that went away must not break the call
+        log.debug("progress notification not sent", error=str(error))

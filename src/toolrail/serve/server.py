@@ -1,0 +1,297 @@
+"""`McpToolServer`: a toolrail registry behind the MCP SDK's low-level server.
+
+Every `tools/call` rides `Executor.run` as the configured agent — validation, agent table,
+permissions, rules, approvals, budgets, breakers, timeouts, output caps and the sinks (the
+JSONL log) all apply. A tool's failure is a result with `isError`; only a call naming no tool
+at all is a protocol error.
+
+    static    every tool the agent may call is listed
+    dynamic   only find_relevant_tools and execute_tool are listed
+    hybrid    pinned and frequently used tools, plus the two meta-tools
+
+The served list is re-checked after each call and every `list_poll_s`; when it changes
+(registry changes, an upstream MCP server's list changes, a circuit opens or closes) clients
+are told: `notifications/tools/list_changed` on handshake-era connections, a
+`subscriptions/listen` event on 2026-07-28 ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fnmatch
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+import mcp_types as types
+import structlog
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from returns.result import Result, Success
+
+from toolrail.config import ServeSection
+from toolrail.core.call import ToolCall
+from toolrail.core.context import ExecutionContext
+from toolrail.core.errors import ToolError
+from toolrail.core.params import ParameterSchema
+from toolrail.events import Sink, ToolEvent, ToolProgress
+from toolrail.executor import Executor
+from toolrail.mcp.hub import definition_hash
+from toolrail.policy.gates import Gates
+from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
+from toolrail.serve import exchange as approvals
+from toolrail.serve.exchange import CURRENT, Exchange
+from toolrail.serve.listing import call_result, error_result, mcp_tool, success_result
+from toolrail.serve.meta import (
+    EXECUTE,
+    EXECUTE_TOOL,
+    FIND,
+    FIND_TOOL,
+    META_NAMES,
+    find_relevant,
+    found,
+)
+
+log = structlog.get_logger("toolrail.serve")
+
+_FIND_ARGS = ParameterSchema.from_json_schema(FIND_TOOL.input_schema)
+_EXECUTE_ARGS = ParameterSchema.from_json_schema(EXECUTE_TOOL.input_schema)
+HOT_AFTER = 2
+"""Calls after which a tool counts as frequently used in hybrid mode."""
+
+
+class _Server(Server[Any]):
+    """The SDK's server, announcing that the tool list can change."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+class McpToolServer:
+    """Serves `registry` to MCP clients as the agent of `context`.
+
+    `agents` and `gates` are the config's tool table and policy; approvals the gates ask for
+    go to the client by elicitation. `sinks` receive every call's events (e.g. the JSONL log).
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        context: ExecutionContext,
+        agents: AgentToolTable | None = None,
+        gates: Gates | None = None,
+        sinks: Iterable[Sink] = (),
+        settings: ServeSection | None = None,
+    ) -> None:
+        self.registry = registry
+        self.context = context
+        self.settings = settings or ServeSection()
+        self.executor = Executor(
+            registry,
+            agents=agents,
+            gates=replace(gates, approver=approvals.approve) if gates is not None else None,
+            sinks=[*sinks, self._on_event],
+        )
+        self._calls: dict[str, Exchange] = {}
+        self._uses: Counter[str] = Counter()
+        self._bus = InMemorySubscriptionBus()
+        self._sessions: list[Any] = []  # handshake-era connections, told of list changes
+        self._announced = self._fingerprint()
+        self.server = _Server(
+            self.settings.name,
+            version=_version(),
+            instructions=_INSTRUCTIONS[self.settings.mode],
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self._bus),
+        )
+        self.server.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self._on_initialized
+        )
+
+    # --- what is served -----------------------------------------------------------------
+
+    def served(self) -> list[types.Tool]:
+        """The tools `tools/list` answers with, in this mode."""
+        mode = self.settings.mode
+        if mode == "dynamic":
+            return [FIND_TOOL, EXECUTE_TOOL]
+        tools = [mcp_tool(t) for t in self._listed()]
+        return tools if mode == "static" else [*tools, FIND_TOOL, EXECUTE_TOOL]
+
+    def _visible(self) -> tuple[AnyTool, ...]:
+        return self.executor.visible(self.context.agent, self.context.permissions)
+
+    def _listed(self) -> list[AnyTool]:
+        visible = [t for t in self._visible() if t.name not in META_NAMES or self._static]
+        if self._static:
+            return visible
+        hot = {name for name, uses in self._uses.most_common(self.settings.frequent)}
+        hot = {name for name in hot if self._uses[name] >= HOT_AFTER}
+        return [
+            t
+            for t in visible
+            if t.name in hot or any(fnmatch.fnmatchcase(t.name, p) for p in self.settings.pinned)
+        ]
+
+    @property
+    def _static(self) -> bool:
+        return self.settings.mode == "static"
+
+    def _fingerprint(self) -> tuple[tuple[str, str], ...]:
+        if self.settings.mode == "dynamic":
+            return ()
+        return tuple((t.name, definition_hash(t)) for t in self._listed())
+
+    async def announce_changes(self) -> bool:
+        """Tell connected clients if the served list changed since last told; True if so."""
+        fingerprint = self._fingerprint()
+        if fingerprint == self._announced:
+            return False
+        self._announced = fingerprint
+        await self._bus.publish(ToolsListChanged())
+        for session in list(self._sessions):
+            try:
+                await session.send_tool_list_changed()
+            except Exception as error:  # the connection is gone
+                log.debug("dropping a closed MCP connection", error=str(error))
+                self._sessions.remove(session)
+        return True
+
+    async def watch(self) -> None:
+        """Re-check the served list every `list_poll_s` (circuits close with time)."""
+        while True:
+            await asyncio.sleep(self.settings.list_poll_s)
+            try:
+                await self.announce_changes()
+            except Exception:
+                log.exception("announcing a tool-list change failed")
+
+    # --- handlers -------------------------------------------------------------------------
+
+    async def _on_initialized(
+        self, ctx: ServerRequestContext[Any, Any], params: types.NotificationParams
+    ) -> None:
+        self._sessions.append(ctx.session)
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.served())
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        exchange = Exchange(ctx, input_responses=dict(params.input_responses or {}))
+        token = CURRENT.set(exchange)
+        try:
+            result = await self._dispatch(params.name, params.arguments or {}, exchange)
+        finally:
+            CURRENT.reset(token)
+            await exchange.flush()
+        if exchange.asked:
+            return types.InputRequiredResult(input_requests=dict(exchange.asked))
+        if exchange.unanswerable is not None and result.is_error:
+            result = error_result(exchange.unanswerable)
+        with contextlib.suppress(Exception):
+            await self.announce_changes()
+        return result
+
+    async def _dispatch(
+        self, name: str, arguments: dict[str, Any], exchange: Exchange
+    ) -> types.CallToolResult:
+        if name == FIND and not self._static:
+            return self._find(arguments)
+        if name == EXECUTE and not self._static:
+            return await self._execute(arguments, exchange)
+        if name not in self.registry:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}")
+        return await self._run(name, arguments, exchange)
+
+    def _find(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        checked = _FIND_ARGS.check(arguments, tool=FIND)
+        if isinstance(checked, ToolError):
+            return error_result(checked)
+        query, limit = str(checked["query"]), checked.get("limit", 10)
+        matches = find_relevant(
+            self._visible(), query, int(limit) if isinstance(limit, int) else 10
+        )
+        return success_result(found(matches), FIND_TOOL.output_schema)
+
+    async def _execute(self, arguments: dict[str, Any], exchange: Exchange) -> types.CallToolResult:
+        checked = _EXECUTE_ARGS.check(arguments, tool=EXECUTE)
+        if isinstance(checked, ToolError):
+            return error_result(checked)
+        inner = checked.get("arguments")
+        return await self._run(
+            str(checked["tool_name"]), inner if isinstance(inner, dict) else {}, exchange
+        )
+
+    async def _run(
+        self, name: str, arguments: dict[str, Any], exchange: Exchange
+    ) -> types.CallToolResult:
+        call = ToolCall(name=name, arguments=arguments)
+        request_id = exchange.request.request_id
+        ctx = replace(self.context, request_id=str(request_id) if request_id is not None else None)
+        self._calls[call.id] = exchange
+        try:
+            outcome = await self.executor.run(call, ctx)
+        finally:
+            self._calls.pop(call.id, None)
+        result: Result[object, ToolError] = outcome.result
+        if isinstance(result, Success):
+            self._uses[name] += 1
+        return call_result(self.registry.find(name), result)
+
+    def _on_event(self, event: ToolEvent) -> None:
+        """The sink that turns a running call's progress into MCP progress notifications."""
+        if isinstance(event, ToolProgress):
+            exchange = self._calls.get(event.call_id)
+            if exchange is not None:
+                exchange.report_progress(event.progress, event.total, event.message)
+
+    # --- transports -----------------------------------------------------------------------
+
+    async def run_stdio(self) -> None:
+        """Serve one client over stdin/stdout until it disconnects."""
+        watcher = asyncio.create_task(self.watch())
+        try:
+            async with stdio_server() as (read, write):
+                await self.server.run(read, write, self.server.create_initialization_options())
+        finally:
+            watcher.cancel()
+            await self.executor.aclose()
+
+
+def _version() -> str:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("toolrail")
+    except importlib.metadata.PackageNotFoundError:
+        return "0"
+
+
+_INSTRUCTIONS = {
+    "static": "toolrail: every tool you may call is listed.",
+    "dynamic": "toolrail: call find_relevant_tools with what you want to do, then execute_tool "
+    "with one of the names it returns.",
+    "hybrid": "toolrail: the most used tools are listed; for anything else call "
+    "find_relevant_tools, then execute_tool.",
+}

@@ -1,0 +1,140 @@
+"""Helpers for the `toolrail serve` tests: a config on disk, the server as a subprocess
+(stdio or HTTP), and the JSONL log it writes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+from mcp import StdioServerParameters
+
+from toolrail.mcp import McpServerConfig
+
+TOOLS = Path(__file__).with_name("serve_tools.py")
+UPSTREAM = Path(__file__).with_name("server.py")
+
+
+def write_config(directory: Path, extra: str = "") -> Path:
+    """A toolrail.toml serving `serve_tools.py` as agent "client", asking before write_note."""
+    config = directory / "toolrail.toml"
+    config.write_text(
+        f"""
+[tools]
+modules = [{str(TOOLS)!r}]
+
+[logging]
+directory = "logs"
+
+[agents.client]
+tools = ["*"]
+permissions = ["mcp:connect"]
+
+[policy]
+ask = ["write_note"]
+
+[serve]
+agent = "client"
+{extra}
+""",
+        encoding="utf-8",
+    )
+    return config
+
+
+def with_upstream(directory: Path) -> Path:
+    """The config, plus the upstream test MCP server whose tool list can grow."""
+    return write_config(
+        directory,
+        f"""
+[mcp.servers.test]
+command = {sys.executable!r}
+args = [{str(UPSTREAM)!r}]
+stderr = "discard"
+""",
+    )
+
+
+def serve_args(config: Path, *extra: str) -> list[str]:
+    return ["-m", "toolrail.cli", "serve", "--config", str(config), *extra]
+
+
+def stdio_params(config: Path, *extra: str) -> StdioServerParameters:
+    """For an SDK `Client`: `toolrail serve` as a stdio subprocess."""
+    return StdioServerParameters(command=sys.executable, args=serve_args(config, *extra))
+
+
+def hub_config(config: Path, *extra: str, name: str = "toolrail") -> McpServerConfig:
+    """For toolrail's own `McpHub`: `toolrail serve` as a stdio server it consumes."""
+    return McpServerConfig(
+        name=name,
+        command=sys.executable,
+        args=tuple(serve_args(config, *extra)),
+        trusted=True,
+        stderr="discard",
+        timeout_s=20,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def http_server(config: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """`toolrail serve --transport http` on a free port; yields its URL, stops it after."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, *serve_args(config, "--transport", "http", "--port", str(port), *extra)],
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+                break
+            if process.poll() is not None:
+                raise RuntimeError(f"toolrail serve exited: {process.stderr.read()!r}")  # type: ignore[union-attr]
+            if time.monotonic() > deadline:
+                raise TimeoutError("toolrail serve did not start listening")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+def log_entries(directory: Path) -> list[dict[str, Any]]:
+    """Every call the server recorded in its JSONL log."""
+    entries: list[dict[str, Any]] = []
+    for file in sorted((directory / "logs").glob("*.jsonl")):
+        entries.extend(orjson.loads(line) for line in file.read_bytes().splitlines() if line)
+    return entries
+
+
+def wait_for(condition: Any, timeout_s: float = 15.0) -> None:
+    """Poll `condition()` until it holds (a generous bound: CI machines are slow)."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition never held")
+        time.sleep(0.05)
