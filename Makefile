@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck pytest bench clean
+.PHONY: install inspector demo test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,6 +12,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# the MCP Inspector CLI the `toolrail serve` tests drive (skipped by them only without npm)
+INSPECTOR := tests/mcp/inspector
+$(INSPECTOR)/node_modules/.installed: $(INSPECTOR)/package.json $(INSPECTOR)/package-lock.json
+	if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix $(INSPECTOR) --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "npm not found: the MCP Inspector tests will be skipped"; fi
+
+inspector: $(INSPECTOR)/node_modules/.installed
 
 demo: install
 	$(BIN)/python examples/demo.py
@@ -23,7 +32,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install
+pytest: install inspector
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
