@@ -8,13 +8,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import executor_overhead, log_throughput, mcp_overhead
+from bench import executor_overhead, log_throughput, mcp_overhead, serve_overhead
 
 
 async def main() -> None:
     await executor_overhead.main()
     await log_throughput.main()
     await mcp_overhead.main()
+    await serve_overhead.main()
 
 
 if __name__ == "__main__":
