@@ -3,6 +3,8 @@
 A tool call always ends in a `returns` `Result`: `Success(output)` or `Failure(ToolError)`.
 """
 
+from typing import TYPE_CHECKING
+
 from returns.result import Failure as Failure
 from returns.result import Result as Result
 from returns.result import Success as Success
@@ -42,6 +44,18 @@ from toolrail.registry import DuplicateToolError as DuplicateToolError
 from toolrail.registry import ToolRegistry as ToolRegistry
 from toolrail.stream import ToolStreamHandler as ToolStreamHandler
 
+if TYPE_CHECKING:  # imported on first use: serving loads the MCP SDK's server side
+    from toolrail.serve import McpToolServer as McpToolServer
+
+
+def __getattr__(name: str) -> object:
+    if name == "McpToolServer":
+        from toolrail.serve import McpToolServer
+
+        return McpToolServer
+    raise AttributeError(f"module 'toolrail' has no attribute {name!r}")
+
+
 __all__ = [
     "Agent",
     "AgentToolTable",
@@ -60,6 +74,7 @@ __all__ = [
     "InternalError",
     "InvalidArguments",
     "JsonlCallLog",
+    "McpToolServer",
     "NotAllowed",
     "Orchestrator",
     "ParameterSchema",
