@@ -12,8 +12,8 @@ import pytest
 from mcp import Client
 from returns.result import Failure, Success
 
-from toolrail import ExecutionContext, Executor, ToolCall
-from toolrail.config import Config
+from toolrail import ExecutionContext, Executor, McpToolServer, ToolCall, ToolRegistry
+from toolrail.config import Config, ServeSection
 from toolrail.definitions import tool_definition
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.serve.listing import ERROR_META_KEY
@@ -27,6 +27,7 @@ from .serve_support import (
     with_upstream,
     write_config,
 )
+from .serve_tools import add, greet
 
 pytestmark = pytest.mark.anyio
 Observed = tuple[dict[str, Any], list[tuple[str, object]]]
@@ -366,3 +367,51 @@ async def test_list_changed_when_a_circuit_opens(tmp_path: Path) -> None:
             await client.call_tool("fail", {"reason": "boom"})
         await asyncio.wait_for(changed.wait(), 15)
         assert "fail" not in {t.name for t in (await client.list_tools()).tools}
+
+
+async def test_list_changed_when_the_registry_changes() -> None:
+    """In-process: a tool registered while serving reaches a listening client."""
+    registry = ToolRegistry([greet])
+    gateway = McpToolServer(
+        registry, context=ExecutionContext(agent="t"), settings=ServeSection(list_poll_s=0.05)
+    )
+    watcher = asyncio.create_task(gateway.watch())
+    try:
+        async with Client(gateway.server) as client:
+            assert [t.name for t in (await client.list_tools()).tools] == ["greet"]
+            async with client.listen(tools_list_changed=True) as subscription:
+                registry.register(add)
+                await asyncio.wait_for(anext(aiter(subscription)), 15)
+            listed = [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
+            assert listed == ["greet", "add"]
+    finally:
+        watcher.cancel()
+
+
+async def test_list_changed_over_http_on_the_handshake_protocol(tmp_path: Path) -> None:
+    changed = asyncio.Event()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    with http_server(with_upstream(tmp_path)) as url:
+        async with Client(url, mode="legacy", message_handler=on_message) as client:
+            await client.call_tool("mcp__test__grow", {})
+            await asyncio.wait_for(changed.wait(), 15)
+            listed = {t.name for t in (await client.list_tools(cache_mode="bypass")).tools}
+            assert "mcp__test__grown" in listed
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_approval_by_elicitation_over_http(tmp_path: Path, mode: str) -> None:
+    note = tmp_path / "note.txt"
+    asked: list[str] = []
+    yes = types.ElicitResult(action="accept", content={"approve": True})
+    with http_server(write_config(tmp_path)) as url:
+        callback = elicitation(yes, asked)
+        async with Client(url, mode=mode, elicitation_callback=callback) as client:
+            result = await client.call_tool("write_note", {"path": str(note), "text": "hi"})
+    assert not result.is_error, text(result)
+    assert note.read_text() == "hi"
+    assert len(asked) == 1

@@ -88,7 +88,7 @@ async def approve(request: ApprovalRequest) -> Decision:
             answer = await session.elicit_form(
                 question, APPROVAL_SCHEMA, related_request_id=exchange.request.request_id
             )
-        except (MCPError, OSError, RuntimeError) as error:
+        except (MCPError, OSError, RuntimeError, ValueError) as error:
             log.warning(
                 "asking the client for approval failed", tool=request.tool, error=str(error)
             )

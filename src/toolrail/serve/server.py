@@ -62,6 +62,7 @@ log = structlog.get_logger("toolrail.serve")
 
 _FIND_ARGS = ParameterSchema.from_json_schema(FIND_TOOL.input_schema)
 _EXECUTE_ARGS = ParameterSchema.from_json_schema(EXECUTE_TOOL.input_schema)
+SEND_TIMEOUT_S = 5.0
 HOT_AFTER = 2
 """Calls after which a tool counts as frequently used in hybrid mode."""
 
@@ -112,6 +113,7 @@ class McpToolServer:
         self._uses: Counter[str] = Counter()
         self._bus = InMemorySubscriptionBus()
         self._sessions: list[Any] = []  # handshake-era connections, told of list changes
+        self._recheck = asyncio.Event()
         self._announced = self._fingerprint()
         self.server = _Server(
             self.settings.name,
@@ -166,18 +168,19 @@ class McpToolServer:
             return False
         self._announced = fingerprint
         await self._bus.publish(ToolsListChanged())
-        for session in list(self._sessions):
-            try:
-                await session.send_tool_list_changed()
-            except Exception as error:  # the connection is gone
-                log.debug("dropping a closed MCP connection", error=str(error))
-                self._sessions.remove(session)
+        sessions = list(self._sessions)
+        told = await asyncio.gather(*(_tell(s) for s in sessions))
+        gone = {id(s) for s, ok in zip(sessions, told, strict=True) if not ok}
+        self._sessions = [s for s in self._sessions if id(s) not in gone]
         return True
 
     async def watch(self) -> None:
-        """Re-check the served list every `list_poll_s` (circuits close with time)."""
+        """Re-check the served list after each call and every `list_poll_s` (circuits close
+        with time); `run_stdio` and `run_http` run this, an in-process user runs it too."""
         while True:
-            await asyncio.sleep(self.settings.list_poll_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._recheck.wait(), self.settings.list_poll_s)
+            self._recheck.clear()
             try:
                 await self.announce_changes()
             except Exception:
@@ -188,7 +191,8 @@ class McpToolServer:
     async def _on_initialized(
         self, ctx: ServerRequestContext[Any, Any], params: types.NotificationParams
     ) -> None:
-        self._sessions.append(ctx.session)
+        if not self.settings.stateless:  # stateless connections end with their request
+            self._sessions.append(ctx.session)
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -209,8 +213,7 @@ class McpToolServer:
             return types.InputRequiredResult(input_requests=dict(exchange.asked))
         if exchange.unanswerable is not None and result.is_error:
             result = error_result(exchange.unanswerable)
-        with contextlib.suppress(Exception):
-            await self.announce_changes()
+        self._recheck.set()  # a breaker or the hybrid list may have changed
         return result
 
     async def _dispatch(
@@ -248,7 +251,11 @@ class McpToolServer:
     ) -> types.CallToolResult:
         call = ToolCall(name=name, arguments=arguments)
         request_id = exchange.request.request_id
-        ctx = replace(self.context, request_id=str(request_id) if request_id is not None else None)
+        ctx = replace(
+            self.context,
+            request_id=str(request_id) if request_id is not None else None,
+            conversation_id=_session_id(exchange) or self.context.conversation_id,
+        )
         self._calls[call.id] = exchange
         try:
             outcome = await self.executor.run(call, ctx)
@@ -286,6 +293,24 @@ def _version() -> str:
         return importlib.metadata.version("toolrail")
     except importlib.metadata.PackageNotFoundError:
         return "0"
+
+
+def _session_id(exchange: Exchange) -> str | None:
+    """The HTTP session the request belongs to: one conversation per connected client."""
+    headers = getattr(exchange.request.request, "headers", None)
+    session = headers.get("mcp-session-id") if headers is not None else None
+    return session if isinstance(session, str) else None
+
+
+async def _tell(session: Any) -> bool:
+    """Send `notifications/tools/list_changed` on a handshake-era connection; False if it is
+    gone (or stalled: a dead connection must not hold the others up)."""
+    try:
+        await asyncio.wait_for(session.send_tool_list_changed(), SEND_TIMEOUT_S)
+    except Exception as error:
+        log.debug("dropping an MCP connection that cannot be told", error=str(error))
+        return False
+    return True
 
 
 _INSTRUCTIONS = {
