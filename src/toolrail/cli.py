@@ -359,6 +359,8 @@ def _serve(args: argparse.Namespace) -> int:
         if args.transport == "http":
             from toolrail.serve.http import run_http
 
+            where = f"http://{settings.host}:{settings.port}{settings.path}"
+            print(f"toolrail: serving {settings.mode} at {where}", file=sys.stderr)
             await run_http(server, token=token)
         else:
             await server.run_stdio()

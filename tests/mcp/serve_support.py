@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,33 +95,39 @@ def free_port() -> int:
 def http_server(config: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """`toolrail serve --transport http` on a free port; yields its URL, stops it after."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, *serve_args(config, "--transport", "http", "--port", str(port), *extra)],
-        env={**os.environ, **(env or {})},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-                break
-            if process.poll() is not None:
-                raise RuntimeError(f"toolrail serve exited: {process.stderr.read()!r}")  # type: ignore[union-attr]
-            if time.monotonic() > deadline:
-                raise TimeoutError("toolrail serve did not start listening")
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
+    command = [sys.executable, *serve_args(config, "--transport", "http", "--port", str(port))]
+    # stderr to a file, not a pipe: a chatty server never blocks on it
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            [*command, *extra],
+            env={**os.environ, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
         try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
+            _wait_until_listening(process, port, errors)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _wait_until_listening(process: subprocess.Popen[bytes], port: int, errors: Any) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        if process.poll() is not None:
+            errors.seek(0)
+            raise RuntimeError(f"toolrail serve exited: {errors.read().decode()}")
+        if time.monotonic() > deadline:
+            raise TimeoutError("toolrail serve did not start listening")
+        time.sleep(0.05)
 
 
 def log_entries(directory: Path) -> list[dict[str, Any]]:

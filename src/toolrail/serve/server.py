@@ -141,15 +141,18 @@ class McpToolServer:
         return self.executor.visible(self.context.agent, self.context.permissions)
 
     def _listed(self) -> list[AnyTool]:
-        visible = [t for t in self._visible() if t.name not in META_NAMES or self._static]
+        """The registry tools listed directly: all of them in static mode; in hybrid mode the
+        pinned ones and the most used (`frequent`, once used `HOT_AFTER` times)."""
+        visible = self._visible()
         if self._static:
-            return visible
-        hot = {name for name, uses in self._uses.most_common(self.settings.frequent)}
-        hot = {name for name in hot if self._uses[name] >= HOT_AFTER}
+            return list(visible)
+        uses = self._uses.most_common(self.settings.frequent)
+        hot = {name for name, count in uses if count >= HOT_AFTER}
         return [
             t
             for t in visible
-            if t.name in hot or any(fnmatch.fnmatchcase(t.name, p) for p in self.settings.pinned)
+            if t.name not in META_NAMES
+            and (t.name in hot or any(fnmatch.fnmatchcase(t.name, p) for p in self.settings.pinned))
         ]
 
     @property
