@@ -4,21 +4,24 @@ with the server as a subprocess over stdio and streamable HTTP."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Any
 
 import mcp.types as types
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from returns.result import Failure, Success
 
 from toolrail import ExecutionContext, Executor, McpToolServer, ToolCall, ToolRegistry
+from toolrail.cli import main
 from toolrail.config import Config, ServeSection
 from toolrail.definitions import tool_definition
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.serve.listing import ERROR_META_KEY
 
 from .serve_support import (
+    TOOLS,
     http_server,
     hub_config,
     log_entries,
@@ -415,3 +418,23 @@ async def test_approval_by_elicitation_over_http(tmp_path: Path, mode: str) -> N
     assert not result.is_error, text(result)
     assert note.read_text() == "hi"
     assert len(asked) == 1
+
+
+async def test_serving_a_module_without_a_config(tmp_path: Path) -> None:
+    """`toolrail serve --module tools.py`: the operator, who may call every tool."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolrail.cli", "serve", "--module", str(TOOLS)],
+        cwd=str(tmp_path),
+    )
+    async with Client(params, mode="legacy") as client:
+        assert "whoami" in {t.name for t in (await client.list_tools()).tools}
+        assert not (await client.call_tool("whoami", {})).is_error
+    assert [e["agent"] for e in log_entries(tmp_path)] == ["operator"]
+
+
+def test_an_unknown_mode_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", "--mode", "everything"])
+    assert exit_info.value.code == 2
+    assert "static" in capsys.readouterr().err
