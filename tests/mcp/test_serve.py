@@ -312,7 +312,8 @@ async def test_without_elicitation_approval_required_says_how_to_grant(tmp_path:
         result = await client.call_tool("write_note", {"path": str(note), "text": "hi"})
     assert result.is_error
     assert "approval" in text(result)
-    assert "allow" in text(result)  # how to grant it
+    assert "client that supports elicitation" in text(result)  # how to grant it
+    assert "`ask`" in text(result)
     assert result.meta is not None
     assert result.meta[ERROR_META_KEY]["kind"] == "approval_required"
     assert not note.exists()

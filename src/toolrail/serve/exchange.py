@@ -56,11 +56,24 @@ class Exchange:
     progress: list[asyncio.Task[None]] = field(default_factory=list)
 
     def report_progress(self, progress: float, total: float | None, message: str | None) -> None:
-        """Send a progress notification for the request's token (if it gave one)."""
-        session = self.request.session
-        self.progress.append(
-            asyncio.ensure_future(_quietly(session.report_progress(progress, total, message)))
-        )
+        """Send a progress notification for the request's token (if it gave one), after the
+        ones before it."""
+        previous = self.progress[-1] if self.progress else None
+        self.progress.append(asyncio.ensure_future(self._send(previous, progress, total, message)))
+
+    async def _send(
+        self,
+        previous: asyncio.Task[None] | None,
+        progress: float,
+        total: float | None,
+        message: str | None,
+    ) -> None:
+        if previous is not None:
+            await previous
+        try:
+            await self.request.session.report_progress(progress, total, message)
+        except Exception as error:  # a client that went away must not break the call
+            log.debug("progress notification not sent", error=str(error))
 
     async def flush(self) -> None:
         """Let progress notifications go out before the result does."""
@@ -131,17 +144,10 @@ def _decision(answer: types.ElicitResult) -> Decision:
 
 def _unanswerable(exchange: Exchange, request: ApprovalRequest, why: str) -> Decision:
     message = (
-        f"{request.tool} needs a person's approval ({request.reason}) and {why}. Grant it by "
-        f"connecting with a client that supports MCP elicitation, or by adding an allow rule "
-        f"for agent {request.agent!r} to toolrail.toml (e.g. [agents.{request.agent}] allow = "
-        f'["{request.tool}"])'
+        f"{request.tool} needs a person's approval ({request.reason}) and {why}. To grant it, "
+        "call it from an MCP client that supports elicitation, which asks the person; or, if "
+        "it should not ask, remove the `ask` or `needs_approval` entry of toolrail.toml that "
+        "matches it"
     )
     exchange.unanswerable = ApprovalRequired(message=message, tool=request.tool)
     return Deny(message=message)
-
-
-async def _quietly(sending: Any) -> None:
-    try:
-        await sending
-    except Exception as error:  # a client that went away must not break the call
-        log.debug("progress notification not sent", error=str(error))
