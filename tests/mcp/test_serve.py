@@ -205,6 +205,12 @@ async def test_dynamic_mode_lists_two_meta_tools(tmp_path: Path) -> None:
         wrong = await client.call_tool("execute_tool", {"tool_name": "wether", "arguments": {}})
         assert wrong.is_error
         assert "weather" in text(wrong)  # "did you mean"
+        one = await client.call_tool("find_relevant_tools", {"query": "city", "limit": 1})
+        assert one.structured_content is not None
+        assert len(one.structured_content["tools"]) == 1
+        zero = await client.call_tool("find_relevant_tools", {"query": "city", "limit": 0})
+        assert zero.is_error
+        assert "limit" in text(zero)
         missing = await client.call_tool("execute_tool", {"arguments": {}})
         assert missing.is_error
         assert "tool_name" in text(missing)

@@ -234,10 +234,9 @@ class McpToolServer:
         checked = _FIND_ARGS.check(arguments, tool=FIND)
         if isinstance(checked, ToolError):
             return error_result(checked)
-        query, limit = str(checked["query"]), checked.get("limit", 10)
-        matches = find_relevant(
-            self._visible(), query, int(limit) if isinstance(limit, int) else 10
-        )
+        limit = checked.get("limit")  # the schema made it an integer from 1 to 50, if given
+        query = str(checked["query"])
+        matches = find_relevant(self._visible(), query, limit if isinstance(limit, int) else 10)
         return success_result(found(matches), FIND_TOOL.output_schema)
 
     async def _execute(self, arguments: dict[str, Any], exchange: Exchange) -> types.CallToolResult:
