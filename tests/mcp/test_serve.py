@@ -272,9 +272,12 @@ async def test_a_clients_cancellation_cancels_the_call(tmp_path: Path) -> None:
 # --- approvals by elicitation -------------------------------------------------------------
 
 
-def elicitation(answer: types.ElicitResult, asked: list[str]) -> Any:
+def elicitation(answer: types.ElicitResult, asked: list[str], note: Path | None = None) -> Any:
+    """An elicitation callback giving `answer`; it checks that nothing ran before it."""
+
     async def callback(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
         asked.append(params.message)
+        assert note is None or not note.exists()
         return answer
 
     return callback
@@ -289,7 +292,7 @@ async def test_approval_by_elicitation_approve(tmp_path: Path, mode: str) -> Non
     async with Client(
         stdio_params(write_config(tmp_path)),
         mode=mode,
-        elicitation_callback=elicitation(yes, asked),
+        elicitation_callback=elicitation(yes, asked, note),
     ) as client:
         result = await client.call_tool("write_note", {"path": str(note), "text": "hi"})
     assert not result.is_error, text(result)
@@ -304,7 +307,7 @@ async def test_approval_by_elicitation_deny_with_reason(tmp_path: Path, mode: st
     asked: list[str] = []
     no = types.ElicitResult(action="accept", content={"approve": False, "reason": "not today"})
     params = stdio_params(write_config(tmp_path))
-    async with Client(params, mode=mode, elicitation_callback=elicitation(no, asked)) as client:
+    async with Client(params, mode=mode, elicitation_callback=elicitation(no, asked, note)) as client:
         result = await client.call_tool("write_note", {"path": str(note), "text": "hi"})
     assert result.is_error
     assert "not today" in text(result)
@@ -419,7 +422,7 @@ async def test_approval_by_elicitation_over_http(tmp_path: Path, mode: str) -> N
     asked: list[str] = []
     yes = types.ElicitResult(action="accept", content={"approve": True})
     with http_server(write_config(tmp_path)) as url:
-        callback = elicitation(yes, asked)
+        callback = elicitation(yes, asked, note)
         async with Client(url, mode=mode, elicitation_callback=callback) as client:
             result = await client.call_tool("write_note", {"path": str(note), "text": "hi"})
     assert not result.is_error, text(result)
