@@ -307,7 +307,8 @@ async def test_approval_by_elicitation_deny_with_reason(tmp_path: Path, mode: st
     asked: list[str] = []
     no = types.ElicitResult(action="accept", content={"approve": False, "reason": "not today"})
     params = stdio_params(write_config(tmp_path))
-    async with Client(params, mode=mode, elicitation_callback=elicitation(no, asked, note)) as client:
+    callback = elicitation(no, asked, note)
+    async with Client(params, mode=mode, elicitation_callback=callback) as client:
         result = await client.call_tool("write_note", {"path": str(note), "text": "hi"})
     assert result.is_error
     assert "not today" in text(result)
