@@ -18,6 +18,8 @@ from toolrail.cli import main
 from toolrail.config import Config, ServeSection
 from toolrail.definitions import tool_definition
 from toolrail.mcp import McpHub, McpServerConfig
+from toolrail.policy.gates import Gates
+from toolrail.resilience import BreakerSettings
 from toolrail.serve.listing import ERROR_META_KEY
 
 from .serve_support import (
@@ -30,7 +32,7 @@ from .serve_support import (
     with_upstream,
     write_config,
 )
-from .serve_tools import add, greet
+from .serve_tools import add, fail, greet
 
 pytestmark = pytest.mark.anyio
 Observed = tuple[dict[str, Any], list[tuple[str, object]]]
@@ -449,3 +451,37 @@ def test_an_unknown_mode_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
         main(["serve", "--mode", "everything"])
     assert exit_info.value.code == 2
     assert "static" in capsys.readouterr().err
+
+
+async def test_list_changed_when_a_circuit_opens_and_closes_again() -> None:
+    """In-process: the failing tool leaves the list when its circuit opens and comes back
+    when the cool-down ends (noticed by the watcher, with no call in between)."""
+    now = [0.0]  # the breakers' clock, moved by hand
+    gates = Gates(
+        breakers=BreakerSettings(consecutive_failures=1, cooldown_s=30), clock=lambda: now[0]
+    )
+    gateway = McpToolServer(
+        ToolRegistry([greet, fail]),
+        context=ExecutionContext(agent="t"),
+        gates=gates,
+        settings=ServeSection(list_poll_s=0.05),
+    )
+    watcher = asyncio.create_task(gateway.watch())
+
+    async def names(client: Client) -> set[str]:
+        return {t.name for t in (await client.list_tools(cache_mode="bypass")).tools}
+
+    try:
+        async with (
+            Client(gateway.server) as client,
+            client.listen(tools_list_changed=True) as subscription,
+        ):
+            events = aiter(subscription)
+            assert (await client.call_tool("fail", {"reason": "x"})).is_error
+            await asyncio.wait_for(anext(events), 15)
+            assert await names(client) == {"greet"}
+            now[0] += 31  # the cool-down is over
+            await asyncio.wait_for(anext(events), 15)
+            assert await names(client) == {"greet", "fail"}
+    finally:
+        watcher.cancel()
