@@ -4,6 +4,7 @@ with the server as a subprocess over stdio and streamable HTTP."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -238,17 +239,25 @@ async def test_hybrid_mode_lists_pinned_and_frequent_tools(tmp_path: Path) -> No
         assert listed == ["greet", "add", "find_relevant_tools", "execute_tool"]
 
 
-async def test_progress_reaches_the_client(tmp_path: Path) -> None:
-    for mode in ("legacy", "auto"):
-        seen: list[tuple[float, float | None, str | None]] = []
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_progress_reaches_the_client(tmp_path: Path, transport: str, mode: str) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
 
-        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-            seen.append((progress, total, message))  # noqa: B023 - used within the loop
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
 
-        async with Client(stdio_params(write_config(tmp_path)), mode=mode) as client:
+    config = write_config(tmp_path)
+    with contextlib.ExitStack() as stack:
+        target = (
+            stdio_params(config)
+            if transport == "stdio"
+            else stack.enter_context(http_server(config))
+        )
+        async with Client(target, mode=mode) as client:
             result = await client.call_tool("steps", {"count": 3}, progress_callback=on_progress)
-        assert text(result) == "3 steps"
-        assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")], mode
+    assert text(result) == "3 steps"
+    assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
 
 
 async def test_a_clients_cancellation_cancels_the_call(tmp_path: Path) -> None:
