@@ -45,8 +45,7 @@ from toolrail.executor import Executor
 from toolrail.mcp.hub import definition_hash
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
-from toolrail.serve import exchange as approvals
-from toolrail.serve.exchange import CURRENT, Exchange
+from toolrail.serve.exchange import CURRENT, Exchange, approve
 from toolrail.serve.listing import call_result, error_result, mcp_tool, success_result
 from toolrail.serve.meta import (
     EXECUTE,
@@ -106,7 +105,7 @@ class McpToolServer:
         self.executor = Executor(
             registry,
             agents=agents,
-            gates=replace(gates, approver=approvals.approve) if gates is not None else None,
+            gates=replace(gates, approver=approve) if gates is not None else None,
             sinks=[*sinks, self._on_event],
         )
         self._calls: dict[str, Exchange] = {}
