@@ -47,7 +47,7 @@ from toolrail.models.base import ModelRequest
 from toolrail.models.messages import AssistantMessage, Handoff, Message, ToolResults
 from toolrail.policy import ApprovalRequest, Approve, Deny, Gates, Rules
 from toolrail.policy.approvals import Approver
-from toolrail.resilience import BreakerSettings
+from toolrail.resilience import BreakerSettings, Resilience
 from toolrail.ui import LiveProgress
 
 LOGS = Path(os.environ.get("TOOLRAIL_LOG_DIR") or Path(__file__).resolve().parent.parent / "logs")
@@ -182,9 +182,11 @@ async def trip_the_breaker(console: Console, call_log: JsonlCallLog) -> None:
         "read-only, so each call is retried before it counts as a failure."
     )
     stream = ToolStreamHandler()
-    gates = Gates(breakers=BreakerSettings(consecutive_failures=3, cooldown_s=30))
+    resilience = Resilience(breakers=BreakerSettings(consecutive_failures=3, cooldown_s=30))
     executor = Executor(
-        ToolRegistry([billing_status, fetch_status]), gates=gates, sinks=[call_log, stream]
+        ToolRegistry([billing_status, fetch_status]),
+        resilience=resilience,
+        sinks=[call_log, stream],
     )
     ctx = ExecutionContext(agent="researcher")
     with LiveProgress(stream, console=console):

@@ -22,7 +22,7 @@ from toolrail import (
     ToolRegistry,
 )
 from toolrail.policy import Budget, Gates, Rules
-from toolrail.resilience import BreakerSettings, RetrySettings
+from toolrail.resilience import BreakerSettings, Resilience, RetrySettings
 
 
 class Unprintable(Exception):
@@ -157,6 +157,8 @@ def _run(calls: list[ToolCall], sink_raises: bool, gated: bool) -> list[ToolOutc
     gates = Gates(
         rules=Rules.of(ask=["t_success*"], deny=["raw_schema(n:3)"]),
         budget=Budget(per_conversation=5),
+    )
+    resilience = Resilience(
         breakers=BreakerSettings(consecutive_failures=2),
         retry=RetrySettings(tools=frozenset({"t_value_error", "t_hang"})),
     )
@@ -164,6 +166,7 @@ def _run(calls: list[ToolCall], sink_raises: bool, gated: bool) -> list[ToolOutc
         TOOLS,
         sinks=[sink],
         gates=gates if gated else None,
+        resilience=resilience if gated else Resilience.off(),
         sleep=_no_sleep,
         max_output_chars=20 if gated else None,
     )

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import orjson
-import structlog
 from returns.result import Failure, Result, Success
 
 from toolrail.config import Config, ConfigError, ServeSection, load_tools
@@ -35,8 +34,6 @@ from toolrail.registry import AgentToolTable, ToolRegistry
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if not structlog.is_configured():  # diagnostics to stderr: stdout is the output (JSON)
-        structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
     args = _parser().parse_args(argv)
     command: int = args.handler(args)
     return command

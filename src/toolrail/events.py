@@ -9,11 +9,12 @@
     ├── ToolRegistered      a tool joined a registry
     ├── ToolUnregistered    a tool left a registry
     ├── ToolDefinitionChanged  an MCP tool's definition changed after it was first seen
-    └── McpServerStateChanged  an MCP server started, broke, restarted or closed
+    ├── McpServerStateChanged  an MCP server started, broke, restarted or closed
+    └── CircuitStateChanged    a circuit breaker opened, or closed again
 
 Events go to sinks: small callables that take one event. A sink that raises is reported
-through structlog and never breaks a call; a sink that returns an awaitable gets it run in
-the background under a deadline.
+through the library diagnostics (`toolrail.diagnostics`) and never breaks a call; a sink
+that returns an awaitable gets it run in the background under a deadline.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class ToolStarted(_CallEvent):
     """The tool is running with validated `arguments`; `description` is its one-liner."""
 
     arguments: RawArguments
+    asked_arguments: RawArguments = None
+    """The model's own arguments, when a person edited them before the call ran."""
     description: str | None = None
     source: str = "local"
     read_only: bool = False
@@ -118,6 +121,15 @@ class ToolDefinitionChanged:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CircuitStateChanged:
+    """A circuit breaker (a tool's, or "mcp:<server>") moved to `state`."""
+
+    breaker: str
+    state: str
+    at: datetime = field(default_factory=_now)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class McpServerStateChanged:
     """An MCP server's session moved to `state` (starting, ready, broken, closed)."""
 
@@ -129,7 +141,12 @@ class McpServerStateChanged:
 
 CallEvent = ToolCallRequested | ToolStarted | ToolProgress | ToolCompleted | ToolFailed
 ToolEvent = (
-    CallEvent | ToolRegistered | ToolUnregistered | ToolDefinitionChanged | McpServerStateChanged
+    CallEvent
+    | ToolRegistered
+    | ToolUnregistered
+    | ToolDefinitionChanged
+    | McpServerStateChanged
+    | CircuitStateChanged
 )
 
 Sink = Callable[[ToolEvent], Awaitable[None] | None]

@@ -5,16 +5,19 @@
     validate (pydantic / jsonschema) → InvalidArguments
     gates, if any (policy/gates.py)  → PermissionDenied / CircuitOpen / ApprovalRequired /
                                        BudgetExceeded
+    ══► Admitted(tool, call, args): the one value the events, the log and the outcome are
+        built from — the call as it runs, a person's edits included
     emit ToolStarted
-    run under the tool's deadline,   → ExecutionFailed / TimedOut / Cancelled
-      retried if safe to repeat
-    cap the output, emit ToolCompleted | ToolFailed
+    invoke through small wrappers:   → ExecutionFailed / TimedOut / Cancelled / CircuitOpen
+      breaker ▸ retry ▸ health (resilience.py) ▸ deadline (invocation.py) ▸ output cap
+    emit ToolCompleted | ToolFailed
 
 Validation comes before the rules because rules may match on arguments
 (`shell(git status*)`), and they should see arguments that passed the schema.
 
-No exception escapes `run` for anything a tool or its input does. The only exception it lets
-through is the caller's own cancellation of the task awaiting it, as asyncio requires.
+Nothing a tool, its input, an approver or a sink does makes `run` raise. What propagates is
+only the caller's own cancellation of the task awaiting `run` (recorded first, as
+asyncio requires) and `KeyboardInterrupt`.
 """
 
 from __future__ import annotations
@@ -25,15 +28,14 @@ import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import assert_never
 
-import structlog
 from returns.result import Failure, Result, Success
 
-from toolrail.core.call import ToolCall, ToolOutcome
+from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
 from toolrail.core.context import ExecutionContext, ProgressCallback
 from toolrail.core.errors import (
     ExecutionFailed,
@@ -42,7 +44,11 @@ from toolrail.core.errors import (
     PermissionDenied,
     ToolError,
 )
+from toolrail.core.threads import run_sync
+from toolrail.core.tool import AnyTool
+from toolrail.diagnostics import get_logger
 from toolrail.events import (
+    CircuitStateChanged,
     Sink,
     ToolCompleted,
     ToolEvent,
@@ -51,21 +57,37 @@ from toolrail.events import (
     ToolStarted,
 )
 from toolrail.invocation import Invoker, cancelled
-from toolrail.outputs import cap_output
+from toolrail.outputs import cap_output, fits
 from toolrail.policy.approvals import Approve, Deny
-from toolrail.policy.gates import Gates, denied
-from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry, unknown_tool
-from toolrail.resilience import is_breakage, with_retries
+from toolrail.policy.gates import Gates, denied, plain_arguments
+from toolrail.registry import AgentToolTable, ToolRegistry, unknown_tool
+from toolrail.resilience import HealthTracker, Resilience, State
 from toolrail.sinks import Fanout
 
-log = structlog.get_logger("toolrail.executor")
+log = get_logger("toolrail.executor")
+
+DEFAULT_TIMEOUT_S = 60.0
+"""The deadline of a tool that sets none: no local tool hangs an agent loop for ever."""
+DEFAULT_MAX_OUTPUT_CHARS = 262_144
+"""Outputs longer than this (about 64k tokens) reach the model cut, with a marker saying so:
+a safety net above the built-in tools' own limits, not a substitute for them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A call past every gate: the call as it will run (arguments a person edited included)
+    and its validated arguments. The events, the log line and the outcome are built from
+    this one value, so the record always shows what ran."""
+
+    tool: AnyTool
+    call: ToolCall
+    args: object
+    asked: RawArguments = None
+    """The model's own arguments, when a person edited them before the call ran."""
 
 
 class Executor:
-    """Runs tool calls for agents; never raises for a tool's failure.
-
-    `default_timeout_s` applies to tools that set no `timeout_s` of their own.
-    """
+    """Runs tool calls for agents; never raises for a tool's failure."""
 
     def __init__(
         self,
@@ -73,41 +95,62 @@ class Executor:
         *,
         agents: AgentToolTable | None = None,
         sinks: Iterable[Sink] = (),
-        default_timeout_s: float | None = None,
-        sink_timeout_s: float = 5.0,
         gates: Gates | None = None,
-        max_output_chars: int | None = None,
+        resilience: Resilience | None = None,
+        default_timeout_s: float | None = DEFAULT_TIMEOUT_S,
+        sink_timeout_s: float = 5.0,
+        max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
         output_caps: Mapping[str, int] | None = None,
-        spill_dir: str | Path = Path("logs") / "outputs",
+        spill_dir: str | Path | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        """`gates` adds rules, approvals, budgets, breakers and retries; outputs longer than
-        `max_output_chars` (or a tool's `output_caps` entry) are cut, the whole output saved
-        under `spill_dir`; `sleep` waits between retries (a fake one makes tests instant)."""
+        """`gates`: rules, approvals, budgets. `resilience`: retries for tools safe to
+        repeat, circuit breakers and health (on by default; `Resilience.off()` switches
+        them off). `default_timeout_s` applies to tools that set no `timeout_s` (None: no
+        deadline). Outputs longer than `max_output_chars` (or a tool's `output_caps` entry)
+        are cut; with `spill_dir` the whole output is kept there, redacted. `sleep` waits
+        between retries (a fake one makes tests instant)."""
         self.registry = registry
         self.agents = agents
         self.gates = gates
+        self.resilience = resilience if resilience is not None else Resilience()
+        if self.resilience.on_change is None:
+            self.resilience.on_change = self._circuit_changed
         self.max_output_chars = max_output_chars
         self.output_caps = dict(output_caps or {})
-        self.spill_dir = Path(spill_dir)
+        self.spill_dir = None if spill_dir is None else Path(spill_dir)
         self.sleep = sleep
         self.sinks = Fanout(sinks, timeout_s=sink_timeout_s)
         self.invoker = Invoker(default_timeout_s)
 
+    @property
+    def health(self) -> HealthTracker:
+        """Recent outcomes of the tools this executor ran: `executor.health.health(name)`."""
+        return self.resilience.health
+
+    def circuit_state(self, tool_name: str) -> State | None:
+        """The state of the tool's own circuit ("closed", "open", "half_open"), or None
+        for an unknown tool or with breakers off."""
+        tool = self.registry.find(tool_name)
+        breakers = self.resilience.breakers_for(tool) if tool is not None else ()
+        return breakers[0].state if breakers else None
+
     def visible(self, agent: str, permissions: frozenset[str] | None = None) -> tuple[AnyTool, ...]:
-        """The tools `agent` may see — the ones its table, `permissions` (if given) and the
-        gates would let it call."""
+        """The tools `agent` may see — the ones its table, `permissions` (if given), the
+        rules and the circuits would let it call."""
         tools = (
             tuple(self.registry)
             if self.agents is None
             else self.agents.visible(agent, self.registry)
         )
-        if permissions is not None:
-            tools = tuple(t for t in tools if t.permissions <= permissions)
-        if self.gates is not None:
-            gates = self.gates
-            tools = tuple(t for t in tools if not gates.hides(t, agent))
-        return tools
+        gates, resilience = self.gates, self.resilience
+        return tuple(
+            t
+            for t in tools
+            if (permissions is None or t.permissions <= permissions)
+            and not (gates is not None and gates.hides(t, agent))
+            and not resilience.hidden(t)
+        )
 
     def explain(
         self, agent: str, tool_name: str, permissions: frozenset[str] = frozenset()
@@ -129,13 +172,22 @@ class Executor:
         if self.gates is not None:
             ctx = ExecutionContext(agent=agent, permissions=permissions)
             lines.extend(self.gates.explain(tool, ctx))
+        for breaker in self.resilience.breakers_for(tool):
+            lines.append(f"circuit {breaker.name}: {breaker.state}")
+        health = self.resilience.health.health(tool.name)
+        if health is not None:
+            lines.append(
+                f"health: {health.success_rate:.0%} ok over {health.calls} calls, "
+                f"p95 {health.p95_ms:.0f} ms"
+            )
         return lines
 
     async def resume(
         self, request_id: str, decision: Approve | Deny
     ) -> Result[ToolOutcome, LookupError]:
-        """Settle a call that waits for approval: approve runs it (once), deny answers the
-        model; a request can be settled only once."""
+        """Settle a call that waits for approval: approve runs that very call (once, with a
+        person's edits checked like the model's arguments), deny answers the model; a
+        request can be settled only once."""
         pending = self.gates.take_pending(request_id) if self.gates is not None else None
         if pending is None:
             return Failure(LookupError(f"no pending approval request {request_id!r}"))
@@ -149,12 +201,22 @@ class Executor:
             case Approve(arguments=edited, always=always):
                 assert self.gates is not None
                 self.gates.remember(ctx, always)
+                asked: RawArguments = None
                 if edited is not None:
+                    asked = call.arguments
                     call = ToolCall(id=call.id, name=call.name, arguments=dict(edited))
-                with self.gates.approved(call.id):
-                    return Success(await self.run(call, ctx))
+                return Success(await self._run(call, ctx, approved=True, asked=asked))
             case _:
                 assert_never(decision)
+
+    def refuse(self, call: ToolCall, ctx: ExecutionContext, error: ToolError) -> ToolOutcome:
+        """End a call without running it, recorded like any other: for calls refused before
+        they reach `run` (the orchestrator's per-turn limit, a cut-off streamed call)."""
+        started_at, start = datetime.now(UTC), time.perf_counter()
+        ctx = ctx.for_call(call.id)
+        return self._finish(
+            call, ctx, self.registry.find(call.name), Failure(error), started_at, start
+        )
 
     def emit(self, event: ToolEvent) -> None:
         """Send an event to the sinks (the orchestrator announces streaming calls this way)."""
@@ -165,7 +227,41 @@ class Executor:
         return self.invoker.cancel(call_id)
 
     async def run(self, call: ToolCall, ctx: ExecutionContext) -> ToolOutcome:
-        """Run one call through lookup, validation and execution; always returns an outcome."""
+        """Run one call through lookup, validation, the gates and the tool; always returns
+        an outcome."""
+        return await self._run(call, ctx)
+
+    async def run_many(
+        self, calls: Sequence[ToolCall], ctx: ExecutionContext, *, max_concurrency: int = 8
+    ) -> list[ToolOutcome]:
+        """Run a batch concurrently (at most `max_concurrency` at once); outcomes in call order."""
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        batch_ctx = replace(ctx, batch_id=ctx.batch_id or uuid.uuid4().hex[:12])
+        if len(calls) <= max_concurrency:
+            return list(await asyncio.gather(*(self._run(call, batch_ctx) for call in calls)))
+        limit = asyncio.Semaphore(max_concurrency)
+
+        async def one(call: ToolCall) -> ToolOutcome:
+            async with limit:
+                return await self._run(call, batch_ctx)
+
+        return list(await asyncio.gather(*(one(call) for call in calls)))
+
+    async def aclose(self) -> None:
+        """Let async sinks finish what they were handed."""
+        await self.sinks.drain()
+
+    # --- the steps --------------------------------------------------------------------
+
+    async def _run(
+        self,
+        call: ToolCall,
+        ctx: ExecutionContext,
+        *,
+        approved: bool = False,
+        asked: RawArguments = None,
+    ) -> ToolOutcome:
         started_at = datetime.now(UTC)
         start = time.perf_counter()
         ctx = ctx.for_call(call.id)
@@ -176,7 +272,15 @@ class Executor:
             if tool is None:
                 result = self._refusal(call, ctx)
             else:
-                result, attempts = await self._validate_and_invoke(tool, call, ctx)
+                admission = await self._admit(tool, call, ctx, approved)
+                if isinstance(admission, Admitted):
+                    if asked is None:
+                        asked = admission.asked
+                    admission = replace(admission, asked=asked)
+                    call = admission.call
+                    result, attempts = await self._invoke(admission, ctx)
+                else:
+                    result = Failure(admission)
         except asyncio.CancelledError:
             # the caller cancelled the task awaiting us: record it, then let it propagate
             self._finish(call, ctx, tool, Failure(cancelled("the caller")), started_at, start)
@@ -189,28 +293,7 @@ class Executor:
                     f"{ExecutionFailed.from_exception(error).message}"
                 )
             )
-        return self._finish(call, ctx, tool, result, started_at, start, attempts)
-
-    async def run_many(
-        self, calls: Sequence[ToolCall], ctx: ExecutionContext, *, max_concurrency: int = 8
-    ) -> list[ToolOutcome]:
-        """Run a batch concurrently (at most `max_concurrency` at once); outcomes in call order."""
-        if max_concurrency < 1:
-            raise ValueError("max_concurrency must be at least 1")
-        batch_ctx = replace(ctx, batch_id=ctx.batch_id or uuid.uuid4().hex[:12])
-        limit = asyncio.Semaphore(max_concurrency)
-
-        async def one(call: ToolCall) -> ToolOutcome:
-            async with limit:
-                return await self.run(call, batch_ctx)
-
-        return list(await asyncio.gather(*(one(call) for call in calls)))
-
-    async def aclose(self) -> None:
-        """Let async sinks finish what they were handed."""
-        await self.sinks.drain()
-
-    # --- the steps --------------------------------------------------------------------
+        return self._finish(call, ctx, tool, result, started_at, start, attempts, asked)
 
     def _lookup(self, call: ToolCall, ctx: ExecutionContext) -> AnyTool | None:
         """The tool to run, or None if it is unknown or not this agent's to call."""
@@ -226,28 +309,41 @@ class Executor:
             return self.agents.check(ctx.agent, call.name).map(lambda _: None)
         return Failure(unknown_tool(call.name, (t.name for t in self.visible(ctx.agent))))
 
-    async def _validate_and_invoke(
-        self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext
-    ) -> tuple[Result[object, ToolError], int]:
-        """Permissions, validation, gates, then the run; returns the result and attempts."""
+    async def _admit(
+        self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext, approved: bool
+    ) -> Admitted | ToolError:
+        """Permissions, validation and the gates: the call as it will run, or why not."""
         if tool.permissions and not tool.permissions <= ctx.permissions:
             missing = tool.permissions - ctx.permissions
-            names = ", ".join(sorted(missing))
-            return Failure(
-                PermissionDenied(
-                    message=f"{ctx.agent} lacks the permission {names} that {tool.name} needs",
-                    tool=tool.name,
-                    missing=frozenset(missing),
-                )
-            ), 1
+            return PermissionDenied(
+                message=f"{ctx.agent} lacks the permission {', '.join(sorted(missing))} "
+                f"that {tool.name} needs",
+                tool=tool.name,
+                missing=frozenset(missing),
+            )
         args = tool.parameters.check(call.arguments, tool=tool.name)
         if isinstance(args, InvalidArguments):
-            return Failure(args), 1
-        if self.gates is not None:
-            admitted = await self.gates.admit(tool, call, args, ctx)
-            if isinstance(admitted, Failure):
-                return admitted, 1
-            args = admitted.unwrap()
+            return args
+        if self.gates is None:
+            refused = self.resilience.refusal(tool)
+            return Admitted(tool, call, args) if refused is None else refused
+        passed = await self.gates.admit(
+            tool, call, args, ctx, circuit=self.resilience.refusal, approved=approved
+        )
+        if isinstance(passed, Failure):
+            refusal: ToolError = passed.failure()
+            return refusal
+        ran = passed.unwrap()
+        if ran is args:
+            return Admitted(tool, call, args)
+        edited = ToolCall(id=call.id, name=call.name, arguments=plain_arguments(ran))
+        return Admitted(tool, edited, ran, asked=call.arguments)
+
+    async def _invoke(
+        self, admitted: Admitted, ctx: ExecutionContext
+    ) -> tuple[Result[object, ToolError], int]:
+        """Started event, then the tool through resilience and its deadline, then the cap."""
+        tool, call, args = admitted.tool, admitted.call, admitted.args
         if self.sinks.sinks:
             ctx = ctx.for_call(call.id, self._progress_reporter(call, tool, ctx))
             self.sinks.emit(
@@ -256,46 +352,27 @@ class Executor:
                     tool=tool.name,
                     context=ctx,
                     arguments=call.arguments,
+                    asked_arguments=admitted.asked,
                     description=_describe(tool, args),
                     source=tool.source,
                     read_only=tool.annotations.read_only,
                 )
             )
-        if self.gates is None:
-            return self._cap_output(tool, call, await self.invoker.invoke(tool, args, call, ctx)), 1
-        return await self._guarded(tool, args, call, ctx, self.gates)
-
-    async def _guarded(
-        self, tool: AnyTool, args: object, call: ToolCall, ctx: ExecutionContext, gates: Gates
-    ) -> tuple[Result[object, ToolError], int]:
-        """Retries for tools safe to repeat; breakers and health see the final result."""
-        start = time.perf_counter()
-        if tool.annotations.safe_to_retry or tool.name in gates.retry.tools:
-            result, attempts = await with_retries(
-                lambda: self.invoker.invoke(tool, args, call, ctx), gates.retry, sleep=self.sleep
-            )
-        else:
-            result, attempts = await self.invoker.invoke(tool, args, call, ctx), 1
-        failure = result.failure() if isinstance(result, Failure) else None
-        for breaker in gates.breakers_for(tool):
-            breaker.record(failure is None or not is_breakage(failure))
-        gates.health.record(
-            tool.name,
-            failure is None,
-            (time.perf_counter() - start) * 1000,
-            failure.message if failure is not None else None,
+        result, attempts = await self.resilience.run(
+            tool, lambda: self.invoker.invoke(tool, args, call, ctx), sleep=self.sleep
         )
-        return self._cap_output(tool, call, result), attempts
+        return await self._cap_output(tool, call, result), max(attempts, 1)
 
-    def _cap_output(
+    async def _cap_output(
         self, tool: AnyTool, call: ToolCall, result: Result[object, ToolError]
     ) -> Result[object, ToolError]:
         cap = self.output_caps.get(tool.name, self.max_output_chars)
-        if cap is None or not isinstance(result, Success):
+        if cap is None or not isinstance(result, Success) or fits(result.unwrap(), cap):
             return result
-        # the call id comes from a model: make it a plain file name before using it
-        name = re.sub(r"[^A-Za-z0-9_-]", "_", call.id)[:80] or "call"
-        return Success(cap_output(result.unwrap(), cap, self.spill_dir / name))
+        spill = None
+        if self.spill_dir is not None:  # the call id comes from a model: a plain file name
+            spill = self.spill_dir / (re.sub(r"[^A-Za-z0-9_-]", "_", call.id)[:80] or "call")
+        return Success(await run_sync(cap_output, result.unwrap(), cap, spill))
 
     def _progress_reporter(
         self, call: ToolCall, tool: AnyTool, ctx: ExecutionContext
@@ -319,6 +396,9 @@ class Executor:
 
         return report
 
+    def _circuit_changed(self, breaker: str, state: State) -> None:
+        self.sinks.emit(CircuitStateChanged(breaker=breaker, state=state))
+
     def _finish(
         self,
         call: ToolCall,
@@ -328,15 +408,19 @@ class Executor:
         started_at: datetime,
         start: float,
         attempts: int = 1,
+        asked: RawArguments = None,
     ) -> ToolOutcome:
         source = tool.source if tool is not None else "unknown"
+        metadata: dict[str, object] = {"source": source}
+        if asked is not None:
+            metadata["asked_arguments"] = asked
         outcome = ToolOutcome(
             call=call,
             result=result,
             started_at=started_at,
             duration_ms=(time.perf_counter() - start) * 1000,
             attempts=attempts,
-            metadata={"source": source},
+            metadata=metadata,
         )
         if self.sinks.sinks:
             if isinstance(result, Failure):

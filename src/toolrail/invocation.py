@@ -1,12 +1,21 @@
 """Running one tool body: under its deadline, cancellable by call id, held to its contract.
 
-`Invoker` owns the only mutable state this needs — which task runs which call, and which
-calls were asked to stop — so that `Executor.cancel(call_id)` can reach a running call.
+The body runs as its own task, awaited through a shield. At the deadline (or on
+`Executor.cancel`) the body is cancelled and the call ends *at once* — a body that swallows
+its cancellation runs on in the background, but nobody waits for it. What propagates out
+of `invoke` is only the caller's own cancellation and `KeyboardInterrupt`; whatever else a
+body raises (any `Exception`, `SystemExit`, `GeneratorExit`, other `BaseException`s) or
+returns instead of a `Result` becomes a `ToolError`.
+
+`Invoker` owns the only mutable state this needs — which task awaits which call, which
+calls were asked to stop, and the bodies abandoned after their deadline.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
+from collections.abc import Awaitable
 from typing import Any
 
 from returns.result import Failure, Result, Success
@@ -14,7 +23,7 @@ from returns.result import Failure, Result, Success
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import Cancelled, ExecutionFailed, TimedOut, ToolError
-from toolrail.registry import AnyTool
+from toolrail.core.tool import AnyTool
 
 
 class Invoker:
@@ -22,6 +31,7 @@ class Invoker:
         self.default_timeout_s = default_timeout_s
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._cancel_requested: set[str] = set()
+        self._abandoned: set[asyncio.Future[Any]] = set()
 
     def cancel(self, call_id: str) -> bool:
         """Stop a running call; it ends in `Failure(Cancelled)`. False if it is not running."""
@@ -35,41 +45,70 @@ class Invoker:
     async def invoke(
         self, tool: AnyTool, args: object, call: ToolCall, ctx: ExecutionContext
     ) -> Result[object, ToolError]:
-        """The tool's result; whatever it raises or returns instead becomes a `ToolError`.
-        Only the caller's own cancellation propagates, as asyncio requires."""
+        """The tool's result, by its deadline; see the module docstring."""
         timeout_s = tool.timeout_s or self.default_timeout_s
-        task = asyncio.current_task()
-        if task is not None:
-            self._running[call.id] = task
-        deadline = asyncio.timeout(timeout_s) if timeout_s is not None else None
+        waiter = asyncio.current_task()
         try:
-            if deadline is None:
-                returned = await tool.execute(args, ctx)
-            else:
-                async with deadline:
-                    returned = await tool.execute(args, ctx)
+            started: object = tool.execute(args, ctx)  # a hand-made Tool may answer sync
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            return Failure(ExecutionFailed.from_exception(error))
+        if not inspect.isawaitable(started):  # a body that answered synchronously
+            return as_result(tool.name, started)
+        body = asyncio.ensure_future(_contained(tool.name, started))
+        if waiter is not None:
+            self._running[call.id] = waiter
+        deadline = asyncio.timeout(timeout_s)
+        try:
+            async with deadline:
+                return await asyncio.shield(body)
         except TimeoutError as error:
-            if deadline is not None and deadline.expired():
-                return Failure(
-                    TimedOut(
-                        message=f"{tool.name} did not finish within {timeout_s:g}s",
-                        timeout_s=timeout_s or 0.0,
-                    )
+            if not deadline.expired():  # the body's own TimeoutError
+                return Failure(ExecutionFailed.from_exception(error))
+            self._abandon(body)
+            return Failure(
+                TimedOut(
+                    message=f"{tool.name} did not finish within {timeout_s:g}s",
+                    timeout_s=timeout_s or 0.0,
                 )
-            return Failure(ExecutionFailed.from_exception(error))
+            )
         except asyncio.CancelledError:
-            if call.id in self._cancel_requested and task is not None:
-                task.uncancel()
+            if not body.done():  # we were cancelled, not the body: stop it, do not wait
+                self._abandon(body)
+            if call.id in self._cancel_requested and waiter is not None:
+                waiter.uncancel()
                 return Failure(cancelled("a cancel request"))
-            if task is not None and task.cancelling():
-                raise
+            if waiter is not None and waiter.cancelling():
+                raise  # the caller's own cancellation
             return Failure(cancelled("the tool itself"))
-        except (Exception, SystemExit) as error:
-            return Failure(ExecutionFailed.from_exception(error))
         finally:
             self._running.pop(call.id, None)
             self._cancel_requested.discard(call.id)
-        return as_result(tool.name, returned)
+
+    def _abandon(self, body: asyncio.Future[Any]) -> None:
+        """Cancel a body and keep a reference until it ends; its result is not wanted."""
+        body.cancel()
+        if not body.done():
+            self._abandoned.add(body)
+            body.add_done_callback(self._forget)
+
+    def _forget(self, body: asyncio.Future[Any]) -> None:
+        self._abandoned.discard(body)
+        if not body.cancelled():
+            body.exception()  # retrieved: no "exception was never retrieved" noise
+
+
+async def _contained(name: str, body: Awaitable[object]) -> Result[object, ToolError]:
+    """The body's result; anything it raises but cancellation and `KeyboardInterrupt` is
+    caught here, inside its task — asyncio would let a `SystemExit` out of the event loop."""
+    try:
+        returned = await body
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException as error:  # a tool's failure of any kind is a value
+        return Failure(ExecutionFailed.from_exception(error))
+    return as_result(name, returned)
 
 
 def cancelled(by: str) -> Cancelled:

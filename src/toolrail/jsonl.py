@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import structlog
 from returns.result import Failure, Result, Success
 
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import ToolError
+from toolrail.diagnostics import get_logger
 from toolrail.events import ToolCompleted, ToolEvent, ToolFailed
 from toolrail.jsonish import to_json_value
 from toolrail.redact import redact, truncate
 
-log = structlog.get_logger("toolrail.jsonl")
+log = get_logger("toolrail.jsonl")
 
 SCHEMA_VERSION = 1
 FILE_PREFIX = "tool-calls-"

@@ -6,7 +6,6 @@ with a warning, never raised.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -14,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import structlog
 
+from toolrail.diagnostics import get_logger
 from toolrail.jsonl import FILE_PREFIX
+from toolrail.resilience import percentile
 
-log = structlog.get_logger("toolrail.logreader")
+log = get_logger("toolrail.logreader")
 
 Entry = dict[str, Any]
 
@@ -88,21 +88,14 @@ def stats(entries: Iterable[Entry]) -> list[ToolStats]:
             tool,
             len(values),
             failures[tool],
-            _percentile(values, 50),
-            _percentile(values, 95),
+            percentile(values, 50),
+            percentile(values, 95),
             dict(errors[tool]),
             last_failure.get(tool),
         )
         for tool, values in durations.items()
     ]
     return sorted(result, key=lambda s: (-s.calls, s.tool))
-
-
-def _percentile(values: list[float], pct: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    rank = max(1, math.ceil(pct / 100 * len(ordered)))
-    return ordered[rank - 1]
 
 
 def format_stats(rows: list[ToolStats]) -> str:

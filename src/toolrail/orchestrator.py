@@ -15,18 +15,20 @@ agents end the run with a reason in `RunResult.end`.
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, assert_never
 
-import structlog
 from returns.result import Failure, Success
 
-from toolrail.core.call import ToolOutcome
+from toolrail.core.call import ToolCall, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
-from toolrail.core.errors import ApprovalRequired
+from toolrail.core.errors import ApprovalRequired, BudgetExceeded, Cancelled
+from toolrail.diagnostics import get_logger
 from toolrail.events import Sink, ToolCallRequested
 from toolrail.executor import Executor
 from toolrail.models.base import (
@@ -41,7 +43,7 @@ from toolrail.policy.approvals import ApprovalRequest, Approve, Deny
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, ToolRegistry
 
-log = structlog.get_logger("toolrail.orchestrator")
+log = get_logger("toolrail.orchestrator")
 
 EndKind = Literal[
     "end_conversation",
@@ -53,7 +55,9 @@ EndKind = Literal[
     "unknown_agent",
     "awaiting_approval",
 ]
-Router = Callable[[str, Complete], str | None] | Mapping[str, str | None]
+Handoffs = Callable[[str, Complete], str | None] | Mapping[str, str | None]
+"""Who takes over when an agent completes: a table (agent → next agent, None to finish) or
+a function of the agent and its `Complete`."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,14 +110,25 @@ class RunResult:
         return tuple(o for m in self.transcript if isinstance(m, ToolResults) for o in m.outcomes)
 
 
-@dataclass(slots=True)
-class _Turns:
-    """What one agent's stretch produced: its record, and how it ended."""
+@dataclass(frozen=True, slots=True)
+class _Completed:
+    """The agent's stretch ended with its task done: control moves on."""
 
     run: AgentRun
-    end: RunEnd | None = None
-    complete: Complete | None = None
+    complete: Complete
+
+
+@dataclass(frozen=True, slots=True)
+class _Ended:
+    """The agent's stretch ended the run."""
+
+    run: AgentRun
+    end: RunEnd
     final_message: str | None = None
+
+
+_Turns = _Completed | _Ended
+"""How one agent's stretch ended: a closed union, matched with `assert_never`."""
 
 
 class Orchestrator:
@@ -122,18 +137,19 @@ class Orchestrator:
     def __init__(
         self,
         agents: Iterable[Agent],
-        registry: ToolRegistry,
+        tools: ToolRegistry | Executor,
         *,
-        route: Router | None = None,
+        route: Handoffs | None = None,
         sinks: Iterable[Sink] = (),
         max_concurrency: int = 8,
         max_handoffs: int = 16,
         stream: bool = True,
-        default_timeout_s: float | None = None,
         on_message: Callable[[Message], None] | None = None,
         gates: Gates | None = None,
     ) -> None:
-        """`on_message` sees each message as it joins the transcript (for UIs)."""
+        """`tools`: the `Executor` every call rides (the agents' tool tables become its
+        table if it has none), or a registry to build one from with `sinks` and `gates`.
+        `on_message` sees each message as it joins the transcript (for UIs)."""
         self.agents = {agent.name: agent for agent in agents}
         if not self.agents:
             raise ValueError("an orchestrator needs at least one agent")
@@ -143,9 +159,16 @@ class Orchestrator:
         self.stream = stream
         self.on_message = on_message
         table = AgentToolTable({name: agent.tools for name, agent in self.agents.items()})
-        self.executor = Executor(
-            registry, agents=table, sinks=sinks, default_timeout_s=default_timeout_s, gates=gates
-        )
+        if isinstance(tools, Executor):
+            if sinks or gates is not None:
+                raise ValueError("give sinks and gates to the Executor you pass, not here")
+            self.executor = tools
+            if tools.agents is None:
+                tools.agents = table
+        else:
+            self.executor = Executor(tools, agents=table, sinks=sinks, gates=gates)
+        for agent in self.agents.values():
+            _warn_about_unmatched(agent, self.executor.registry)
 
     async def run(
         self,
@@ -189,9 +212,8 @@ class Orchestrator:
                 end = RunEnd(kind="end_conversation", agent=agent, detail=reason)
                 return self._result(paused.conversation_id, transcript, runs, end, final or reason)
             case Complete() as complete:
-                first = _Turns(
-                    AgentRun(agent=agent, turns=0, tool_calls=0, completed=complete),
-                    complete=complete,
+                first = _Completed(
+                    AgentRun(agent=agent, turns=0, tool_calls=0, completed=complete), complete
                 )
                 return await self._drive(
                     paused.conversation_id, None, transcript, runs, agent, first
@@ -224,16 +246,18 @@ class Orchestrator:
             turns = first or await self._run_agent(agent, transcript, ctx)
             first = None
             runs.append(turns.run)
-            if turns.end is not None:
-                return self._result(conversation, transcript, runs, turns.end, turns.final_message)
-            assert turns.complete is not None
-            following = self._next_agent(agent.name, turns.complete)
+            match turns:
+                case _Ended(end=end, final_message=final_message):
+                    return self._result(conversation, transcript, runs, end, final_message)
+                case _Completed(complete=complete):
+                    pass
+                case _:
+                    assert_never(turns)
+            following = self._next_agent(agent.name, complete)
             if following is None:
-                end = RunEnd(kind="completed", agent=agent.name, detail=turns.complete.summary)
-                return self._result(conversation, transcript, runs, end, turns.complete.summary)
-            handoff = Handoff(
-                from_agent=agent.name, to_agent=following, summary=turns.complete.summary
-            )
+                end = RunEnd(kind="completed", agent=agent.name, detail=complete.summary)
+                return self._result(conversation, transcript, runs, end, complete.summary)
+            handoff = Handoff(from_agent=agent.name, to_agent=following, summary=complete.summary)
             self._append(transcript, handoff)
             name = following
         end = RunEnd(
@@ -249,23 +273,26 @@ class Orchestrator:
         dialect = agent.model.dialect
         tool_calls = 0
         for turn in range(1, agent.max_turns + 1):
-            export = dialect.export_tools(self.executor.visible(agent.name, agent.permissions))
-            request = ModelRequest(
-                agent=agent.name,
-                instructions=agent.instructions,
-                messages=tuple(transcript),
-                export=export,
-                body=dialect.build_request(agent.instructions, transcript, export),
-            )
+            announced: dict[str, str] = {}
             try:
-                response = await self._ask(agent, request, ctx)
+                export = dialect.export_tools(self.executor.visible(agent.name, agent.permissions))
+                request = ModelRequest(
+                    agent=agent.name,
+                    instructions=agent.instructions,
+                    messages=tuple(transcript),
+                    export=export,
+                    body=dialect.build_request(agent.instructions, transcript, export),
+                )
+                response = await self._ask(agent, request, ctx, announced)
                 calls = dialect.parse_tool_calls(response)
                 text = dialect.parse_text(response)
             except Exception as error:
-                log.warning("model failed", agent=agent.name, error=repr(error))
+                log.warning("model failed", agent=agent.name, error_type=type(error).__name__)
+                self._refuse_announced(announced, (), ctx, "the model's turn failed")
                 run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls)
                 detail = f"{type(error).__name__}: {error}"
-                return _Turns(run, RunEnd(kind="model_error", agent=agent.name, detail=detail))
+                return _Ended(run, RunEnd(kind="model_error", agent=agent.name, detail=detail))
+            self._refuse_announced(announced, calls, ctx, "the model did not finish the call")
             self._append(
                 transcript, AssistantMessage(agent=agent.name, text=text, calls=tuple(calls))
             )
@@ -276,14 +303,17 @@ class Orchestrator:
                     tool_calls=tool_calls,
                     completed=Complete(summary=text),
                 )
-                return _Turns(run, complete=Complete(summary=text))
+                return _Completed(run, Complete(summary=text))
             if len(calls) > agent.max_tool_calls_per_turn:
                 run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls)
                 detail = (
                     f"{agent.name} asked for {len(calls)} tool calls in one turn; "
                     f"the limit is {agent.max_tool_calls_per_turn}"
                 )
-                return _Turns(run, RunEnd(kind="max_tool_calls", agent=agent.name, detail=detail))
+                refused = BudgetExceeded(message=f"not run: {detail}", limit="tool_calls_per_turn")
+                outcomes = [self.executor.refuse(call, ctx, refused) for call in calls]
+                self._append(transcript, ToolResults(agent=agent.name, outcomes=tuple(outcomes)))
+                return _Ended(run, RunEnd(kind="max_tool_calls", agent=agent.name, detail=detail))
             outcomes = await self.executor.run_many(
                 calls, ctx, max_concurrency=self.max_concurrency
             )
@@ -293,10 +323,10 @@ class Orchestrator:
             if isinstance(ended, EndConversation):
                 run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls)
                 end = RunEnd(kind="end_conversation", agent=agent.name, detail=ended.reason)
-                return _Turns(run, end, final_message=ended.final_message or ended.reason)
+                return _Ended(run, end, final_message=ended.final_message or ended.reason)
             if isinstance(ended, Complete):
                 run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls, completed=ended)
-                return _Turns(run, complete=ended)
+                return _Completed(run, ended)
             waiting = [o for o in outcomes if _waiting_for(o)]
             if waiting:  # a person decides next; resume() picks up from here
                 run = AgentRun(agent=agent.name, turns=turn, tool_calls=tool_calls)
@@ -306,13 +336,35 @@ class Orchestrator:
                     agent=agent.name,
                     detail=f"{len(waiting)} call(s) wait for a person: {names}",
                 )
-                return _Turns(run, end)
+                return _Ended(run, end)
         run = AgentRun(agent=agent.name, turns=agent.max_turns, tool_calls=tool_calls)
         detail = f"{agent.name} used all {agent.max_turns} turns without completing"
-        return _Turns(run, RunEnd(kind="max_turns", agent=agent.name, detail=detail))
+        return _Ended(run, RunEnd(kind="max_turns", agent=agent.name, detail=detail))
 
-    async def _ask(self, agent: Agent, request: ModelRequest, ctx: ExecutionContext) -> object:
-        """One model turn; a streaming model's calls are announced as they begin."""
+    def _refuse_announced(
+        self,
+        announced: Mapping[str, str],
+        calls: Sequence[ToolCall],
+        ctx: ExecutionContext,
+        why: str,
+    ) -> None:
+        """Every call announced while streaming ends with a record, even one that never
+        arrived whole: its progress line closes and its log line is written."""
+        arrived = {call.id for call in calls}
+        for call_id, name in announced.items():
+            if call_id not in arrived:
+                call = ToolCall(id=call_id, name=name)
+                self.executor.refuse(call, ctx, Cancelled(message=f"not run: {why}"))
+
+    async def _ask(
+        self,
+        agent: Agent,
+        request: ModelRequest,
+        ctx: ExecutionContext,
+        announced: dict[str, str],
+    ) -> object:
+        """One model turn; a streaming model's calls are announced as they begin (and
+        noted in `announced`)."""
         model = agent.model
         if not (self.stream and isinstance(model, StreamingModel)):
             return await model.respond(request)
@@ -320,6 +372,7 @@ class Orchestrator:
         async for event in model.stream(request):
             match event:
                 case CallAnnounced(call_id=call_id, name=name):
+                    announced[call_id] = name
                     self.executor.emit(ToolCallRequested(call_id=call_id, tool=name, context=ctx))
                 case TurnDone(response=done):
                     response = done
@@ -371,6 +424,20 @@ class Orchestrator:
             final_message=final_message,
             pending=pending,
         )
+
+
+def _warn_about_unmatched(agent: Agent, registry: ToolRegistry) -> None:
+    """A pattern in `Agent(tools=...)` that names no tool is most often a typo."""
+    names = [t.name for t in registry]
+    for pattern in agent.tools:
+        if not fnmatch.filter(names, pattern.removeprefix("!")):
+            close = difflib.get_close_matches(pattern, names, n=3)
+            log.warning(
+                "agent tool pattern matches no tool",
+                agent=agent.name,
+                pattern=pattern,
+                did_you_mean=", ".join(close) or None,
+            )
 
 
 def _waiting_for(outcome: ToolOutcome) -> str:

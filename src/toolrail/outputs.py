@@ -1,16 +1,29 @@
-"""Oversized outputs: cut to a cap, with the whole output kept in a file for later."""
+"""Oversized outputs: cut to a cap, optionally with the whole output kept in a file."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from toolrail.jsonish import dumps
+from toolrail.redact import redact_text
 
 
-def cap_output(value: object, cap: int, spill: Path) -> object:
-    """`value` if its text fits in `cap` characters; else a marker with a preview, the
-    original size and the path of a file (`spill` plus a suffix) holding all of it."""
-    text = value if isinstance(value, str) else dumps(value).decode()
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else dumps(value).decode()
+
+
+def fits(value: object, cap: int) -> bool:
+    """Whether the output's text is at most `cap` characters (cheap for short strings)."""
+    if isinstance(value, str):
+        return len(value) <= cap
+    return len(_text(value)) <= cap
+
+
+def cap_output(value: object, cap: int, spill: Path | None) -> object:
+    """`value` if its text fits in `cap` characters; else a marker with a preview and the
+    original size, and — given `spill` — the path of a file (`spill` plus a suffix) holding
+    all of it, redacted. Blocking: the executor runs it on a worker thread."""
+    text = _text(value)
     if len(text) <= cap:
         return value
     marker: dict[str, object] = {
@@ -18,10 +31,12 @@ def cap_output(value: object, cap: int, spill: Path) -> object:
         "original_chars": len(text),
         "preview": text[:cap] + "…",
     }
+    if spill is None:
+        return marker
     path = spill.with_name(spill.name + (".txt" if isinstance(value, str) else ".json"))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(redact_text(text), encoding="utf-8", errors="replace")
         marker["full_output_path"] = str(path)
     except OSError as error:
         marker["full_output_error"] = str(error)

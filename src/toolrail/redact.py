@@ -87,3 +87,9 @@ def truncate(value: object, max_bytes: int) -> object:
         return value
     preview = encoded[: max(0, max_bytes - 64)].decode("utf-8", errors="ignore")
     return {"truncated": True, "original_bytes": len(encoded), "preview": preview + "…"}
+
+
+def redact_text(text: str) -> str:
+    """Text with token-like substrings replaced (the value half of `redact`)."""
+    result = redact(text)
+    return result if isinstance(result, str) else text

@@ -14,9 +14,7 @@ from typing import Any
 from returns.result import Failure, Result, Success
 
 from toolrail.core.errors import NotAllowed, UnknownTool
-from toolrail.core.tool import Tool
-
-AnyTool = Tool[Any, Any]
+from toolrail.core.tool import AnyTool as AnyTool
 
 
 class DuplicateToolError(ValueError):

@@ -10,9 +10,10 @@ an injectable sleep) on Results rather than exceptions.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -27,6 +28,7 @@ from toolrail.core.errors import (
     ToolError,
     TransportError,
 )
+from toolrail.core.tool import AnyTool
 
 State = Literal["closed", "open", "half_open"]
 
@@ -67,19 +69,26 @@ class CircuitBreaker:
     _opened_at: float = 0.0
     _probing: bool = False
 
+    def refusal(self) -> CircuitOpen | None:
+        """Why a call would be refused now, without taking the half-open probe: what the
+        gates ask before a person is bothered with an approval."""
+        if self.state == "open" and self.clock() < self._opened_at + self.settings.cooldown_s:
+            return self._open_error(self._opened_at + self.settings.cooldown_s - self.clock())
+        if self.state == "half_open" and self._probing:
+            return CircuitOpen(message=f"{self.name} is being probed; try later", tool=self.name)
+        return None
+
+    def release(self) -> None:
+        """Give back a probe whose call ended without a verdict (cancelled)."""
+        self._probing = False
+
     def allow(self) -> Result[None, CircuitOpen]:
-        """Whether a call may go through now; in half-open state, only one probe at a time."""
+        """Whether a call may go through now; in half-open state, only one probe at a time.
+        A `Success` in half-open state holds the probe until `record` or `release`."""
         if self.state == "open":
             remaining = self._opened_at + self.settings.cooldown_s - self.clock()
             if remaining > 0:
-                return Failure(
-                    CircuitOpen(
-                        message=f"{self.name} failed repeatedly; calls fail fast for another "
-                        f"{remaining:.1f}s",
-                        tool=self.name,
-                        retry_after_s=remaining,
-                    )
-                )
+                return Failure(self._open_error(remaining))
             self.state = "half_open"
         if self.state == "half_open":
             if self._probing:
@@ -109,6 +118,13 @@ class CircuitBreaker:
         )
         if self._consecutive >= self.settings.consecutive_failures or failing_rate:
             self._open()
+
+    def _open_error(self, remaining: float) -> CircuitOpen:
+        return CircuitOpen(
+            message=f"{self.name} failed repeatedly; calls fail fast for another {remaining:.1f}s",
+            tool=self.name,
+            retry_after_s=remaining,
+        )
 
     @property
     def hidden(self) -> bool:
@@ -192,13 +208,143 @@ class HealthTracker:
         samples = self._samples.get(tool)
         if not samples:
             return None
-        durations = sorted(d for _, d in samples)
+        durations = [d for _, d in samples]
         ok = sum(1 for good, _ in samples if good)
         return Health(
             tool,
             len(samples),
             ok / len(samples),
-            durations[len(durations) // 2],
-            durations[min(len(durations) - 1, int(len(durations) * 0.95))],
+            percentile(durations, 50),
+            percentile(durations, 95),
             self._last_failure.get(tool),
         )
+
+
+def percentile(values: Iterable[float], pct: float) -> float:
+    """Nearest-rank percentile (the one `HealthTracker` and `toolrail logs stats` share).
+
+    >>> percentile([1.0, 2.0, 3.0, 4.0], 50), percentile([1.0, 2.0, 3.0, 4.0], 95)
+    (2.0, 4.0)
+    """
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    rank = max(1, math.ceil(pct / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+BreakerListener = Callable[[str, State], None]
+"""Told `(breaker name, new state)` whenever a circuit changes state."""
+
+
+class Resilience:
+    """Retries, circuit breakers and health for one executor, configured here and the same
+    whether or not any rules are: `Executor(registry, resilience=Resilience(...))`.
+
+    `run` wraps one invocation: breaker ▸ retry ▸ health, each with its before and after in
+    one place. The gates only *ask* a breaker (`refusal`), which takes nothing; the half-open
+    probe is taken here, right around the call, and given back in `finally` — so a call
+    refused by a later gate, or cancelled, can never keep a probe.
+    """
+
+    def __init__(
+        self,
+        *,
+        retry: RetrySettings | None = None,
+        breakers: BreakerSettings | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        health: HealthTracker | None = None,
+        on_change: BreakerListener | None = None,
+    ) -> None:
+        """`retry` defaults to 3 attempts for read-only or idempotent tools, `breakers` to
+        `BreakerSettings()`; `Resilience.off()` switches both off."""
+        self.retry = retry if retry is not None else RetrySettings()
+        self.breaker_settings = breakers if breakers is not None else BreakerSettings()
+        self.breakers_enabled = True
+        self.clock = clock
+        self.health = health if health is not None else HealthTracker()
+        self.on_change = on_change
+        self._breakers: dict[str, CircuitBreaker] = {}
+        self._by_tool: dict[str, tuple[frozenset[str], tuple[CircuitBreaker, ...]]] = {}
+
+    @classmethod
+    def off(cls) -> Resilience:
+        """No retries and no breakers; health is still recorded."""
+        plain = cls(retry=RetrySettings(attempts=1))
+        plain.breakers_enabled = False
+        return plain
+
+    def breakers_for(self, tool: AnyTool) -> tuple[CircuitBreaker, ...]:
+        """The tool's own breaker, and its MCP server's if it comes from one."""
+        if not self.breakers_enabled:
+            return ()
+        cached = self._by_tool.get(tool.name)
+        if cached is not None and cached[0] is tool.tags:
+            return cached[1]
+        keys = [tool.name, *sorted(tag for tag in tool.tags if tag.startswith("mcp:"))]
+        found = tuple(self.breaker(key) for key in keys)
+        self._by_tool[tool.name] = (tool.tags, found)
+        return found
+
+    def breaker(self, key: str) -> CircuitBreaker:
+        """The breaker named `key` (a tool name or "mcp:<server>"), made on first use."""
+        breaker = self._breakers.get(key)
+        if breaker is None:
+            breaker = CircuitBreaker(key, self.breaker_settings, self.clock)
+            self._breakers[key] = breaker
+        return breaker
+
+    def refusal(self, tool: AnyTool) -> CircuitOpen | None:
+        """Why an open circuit would refuse this tool now; takes no probe."""
+        for breaker in self.breakers_for(tool):
+            refused = breaker.refusal()
+            if refused is not None:
+                return refused
+        return None
+
+    def hidden(self, tool: AnyTool) -> bool:
+        """Behind an open circuit that is still cooling down: not shown to models."""
+        return any(breaker.hidden for breaker in self.breakers_for(tool))
+
+    async def run(
+        self,
+        tool: AnyTool,
+        attempt: Callable[[], Awaitable[Result[object, ToolError]]],
+        *,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> tuple[Result[object, ToolError], int]:
+        """Invoke through breaker ▸ retry ▸ health; returns the result and attempts made."""
+        breakers = self.breakers_for(tool)
+        held: list[CircuitBreaker] = []
+        for breaker in breakers:
+            allowed = breaker.allow()
+            if isinstance(allowed, Failure):
+                for taken in held:
+                    taken.release()
+                return allowed, 0
+            held.append(breaker)
+        before = [b.state for b in held]
+        verdict: bool | None = None
+        start = time.perf_counter()
+        try:
+            if tool.annotations.safe_to_retry or tool.name in self.retry.tools:
+                result, attempts = await with_retries(attempt, self.retry, sleep=sleep)
+            else:
+                result, attempts = await attempt(), 1
+            failure = result.failure() if isinstance(result, Failure) else None
+            verdict = failure is None or not is_breakage(failure)
+            self.health.record(
+                tool.name,
+                failure is None,
+                (time.perf_counter() - start) * 1000,
+                None if failure is None else failure.message,
+            )
+            return result, attempts
+        finally:
+            for breaker, was in zip(held, before, strict=True):
+                if verdict is None:  # cancelled: no verdict on the tool
+                    breaker.release()
+                else:
+                    breaker.record(verdict)
+                if breaker.state != was and self.on_change is not None:
+                    self.on_change(breaker.name, breaker.state)

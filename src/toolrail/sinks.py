@@ -6,11 +6,10 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Iterable
 
-import structlog
-
+from toolrail.diagnostics import get_logger
 from toolrail.events import Sink, ToolEvent
 
-log = structlog.get_logger("toolrail.sinks")
+log = get_logger("toolrail.sinks")
 
 
 class Fanout:
@@ -25,7 +24,9 @@ class Fanout:
         for sink in self.sinks:
             try:
                 returned = sink(event)
-            except Exception:
+            except (KeyboardInterrupt, asyncio.CancelledError):
+                raise
+            except BaseException:  # a sink's failure of any kind never breaks a call
                 log.exception("sink failed", sink=_name(sink), event_type=type(event).__name__)
                 continue
             if inspect.isawaitable(returned):

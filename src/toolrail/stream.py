@@ -16,12 +16,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal, assert_never
 
-import structlog
 from returns.result import Failure, Success
 
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.control import Complete, EndConversation
+from toolrail.diagnostics import get_logger
 from toolrail.events import (
+    CircuitStateChanged,
     McpServerStateChanged,
     ToolCallRequested,
     ToolCompleted,
@@ -36,7 +37,7 @@ from toolrail.events import (
 from toolrail.narration import describe_call, describe_error
 from toolrail.resilience import Health, HealthTracker
 
-log = structlog.get_logger("toolrail.stream")
+log = get_logger("toolrail.stream")
 
 Status = Literal["requested", "running", "completed", "failed"]
 Terminator = Literal["complete", "end_conversation"]
@@ -122,6 +123,7 @@ class ToolStreamHandler:
                 | ToolUnregistered()
                 | ToolDefinitionChanged()
                 | McpServerStateChanged()
+                | CircuitStateChanged()
             ):
                 return []
             case ToolCallRequested():

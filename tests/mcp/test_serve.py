@@ -19,8 +19,7 @@ from toolrail.cli import main
 from toolrail.config import Config, ServeSection
 from toolrail.definitions import tool_definition
 from toolrail.mcp import McpHub, McpServerConfig
-from toolrail.policy.gates import Gates
-from toolrail.resilience import BreakerSettings
+from toolrail.resilience import BreakerSettings, Resilience
 from toolrail.serve.listing import ERROR_META_KEY
 
 from .serve_support import (
@@ -466,13 +465,13 @@ async def test_list_changed_when_a_circuit_opens_and_closes_again() -> None:
     """In-process: the failing tool leaves the list when its circuit opens and comes back
     when the cool-down ends (noticed by the watcher, with no call in between)."""
     now = [0.0]  # the breakers' clock, moved by hand
-    gates = Gates(
+    resilience = Resilience(
         breakers=BreakerSettings(consecutive_failures=1, cooldown_s=30), clock=lambda: now[0]
     )
     gateway = McpToolServer(
         ToolRegistry([greet, fail]),
         context=ExecutionContext(agent="t"),
-        gates=gates,
+        resilience=resilience,
         settings=ServeSection(list_poll_s=0.05),
     )
     watcher = asyncio.create_task(gateway.watch())

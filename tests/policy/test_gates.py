@@ -22,7 +22,7 @@ from toolrail import (
     tool,
 )
 from toolrail.policy import ApprovalRequest, Approve, Budget, Deny, Gates, Rules
-from toolrail.resilience import BreakerSettings, CircuitBreaker, RetrySettings
+from toolrail.resilience import BreakerSettings, CircuitBreaker, Resilience, RetrySettings
 
 pytestmark = pytest.mark.anyio
 
@@ -190,7 +190,7 @@ async def test_budgets_and_rate_window_with_a_fake_clock() -> None:
     """Per-tool and per-conversation limits, and a sliding rate window that frees up."""
     clock = FakeClock()
     budget = Budget(per_tool={"big": 2}, rate=(3, 10.0), clock=clock)
-    ex = executor(Gates(budget=budget, breakers=None))
+    ex = executor(Gates(budget=budget), resilience=Resilience.off())
     call = ToolCall(name="big")
     results = [(await ex.run(call, CTX)).result for _ in range(3)]
     assert isinstance(results[2].failure(), BudgetExceeded)
@@ -257,8 +257,10 @@ def test_breaker_opens_on_failure_rate() -> None:
 async def test_executor_circuit_opens_and_hides_the_tool() -> None:
     """Repeated breakage opens the tool's circuit: calls fail fast and the tool is hidden."""
     clock = FakeClock()
-    gates = Gates(breakers=BreakerSettings(consecutive_failures=2, cooldown_s=60), clock=clock)
-    ex = executor(gates)
+    resilience = Resilience(
+        breakers=BreakerSettings(consecutive_failures=2, cooldown_s=60), clock=clock
+    )
+    ex = executor(Gates(), resilience=resilience)
     for _ in range(2):
         result = (await ex.run(ToolCall(name="unsafe_flaky"), CTX)).result
         assert isinstance(result.failure(), ExecutionFailed)
@@ -273,7 +275,7 @@ async def test_executor_circuit_opens_and_hides_the_tool() -> None:
 async def test_retries_only_for_tools_safe_to_repeat() -> None:
     """A read-only tool is retried and its attempts recorded; an unsafe one is not."""
     FAILS["left"] = 2
-    ex = executor(Gates(retry=RetrySettings(attempts=3)), sleep=no_sleep)
+    ex = executor(resilience=Resilience(retry=RetrySettings(attempts=3)), sleep=no_sleep)
     outcome = await ex.run(ToolCall(name="flaky"), CTX)
     assert (outcome.result, outcome.attempts) == (Success("ok"), 3)
     unsafe = await ex.run(ToolCall(name="unsafe_flaky"), CTX)
@@ -282,7 +284,7 @@ async def test_retries_only_for_tools_safe_to_repeat() -> None:
     exhausted = await ex.run(ToolCall(name="flaky"), CTX)
     assert exhausted.attempts == 3
     assert isinstance(exhausted.result.failure(), ExecutionFailed)
-    health = ex.gates.health.health("flaky")  # type: ignore[union-attr]
+    health = ex.health.health("flaky")
     assert health is not None
     assert health.success_rate == 0.5
     assert health.last_failure == "ConnectionError: upstream down"
@@ -324,14 +326,14 @@ def test_explain_gate_by_gate() -> None:
 
 
 async def test_stream_handler_reads_health() -> None:
-    """Given the gates' health tracker, finished lines carry the tool's record."""
+    """Given the executor's health tracker, finished lines carry the tool's record."""
     from toolrail import ToolStreamHandler
     from toolrail.stream import ProgressUpdate
 
     updates: list[ProgressUpdate] = []
-    gates = Gates(retry=RetrySettings(attempts=1))
-    handler = ToolStreamHandler(on_update=updates.append, health=gates.health)
-    ex = Executor(ToolRegistry([unsafe_flaky]), gates=gates, sinks=[handler])
+    resilience = Resilience(retry=RetrySettings(attempts=1))
+    handler = ToolStreamHandler(on_update=updates.append, health=resilience.health)
+    ex = Executor(ToolRegistry([unsafe_flaky]), resilience=resilience, sinks=[handler])
     await ex.run(ToolCall(name="unsafe_flaky"), CTX)
     finished = [u for u in updates if u.finished]
     assert finished[-1].health is not None

@@ -6,9 +6,16 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, cast
+
+from typing_extensions import TypeVar
 
 ProgressCallback = Callable[[float, float | None, str | None], None]
 """Receives `(progress, total, message)` from a running tool."""
+
+
+DepsT = TypeVar("DepsT", default=None)
+"""The type of `ExecutionContext.deps`: None unless an application passes its own."""
 
 
 def _new_id() -> str:
@@ -16,14 +23,18 @@ def _new_id() -> str:
 
 
 @dataclass(frozen=True, kw_only=True)  # no slots: `for_call` copies its __dict__ in one go
-class ExecutionContext:
+class ExecutionContext(Generic[DepsT]):
     """Frozen facts about a call's surroundings; the executor adds the call id and progress.
 
     `call_stack` holds the ids of the calls this one runs inside, outermost first, ending
     with its own: a tool that calls other tools through the executor passes its `ctx` on.
+    `deps` carries the application's own dependencies (a database, an HTTP client) to its
+    tools, typed: a tool that takes `ctx: ExecutionContext[Db]` reads `ctx.deps` as a `Db`.
+    `project_root` may be given as a string and `permissions` as any iterable of strings.
 
-    >>> ExecutionContext(agent="planner", permissions=frozenset({"fs:read"})).agent
-    'planner'
+    >>> ctx = ExecutionContext(agent="planner", permissions=["fs:read"], project_root="src")
+    >>> ctx.permissions, ctx.project_root.name
+    (frozenset({'fs:read'}), 'src')
     """
 
     agent: str = "default"
@@ -37,10 +48,19 @@ class ExecutionContext:
     call_stack: tuple[str, ...] = ()
     batch_id: str | None = None
     on_progress: ProgressCallback | None = field(default=None, repr=False, compare=False)
+    deps: DepsT = field(default=cast("DepsT", None), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        root, granted = cast(object, self.project_root), cast(object, self.permissions)
+        if not isinstance(root, Path):  # a str from a user who did not read the type
+            object.__setattr__(self, "project_root", Path(str(root)))
+        if not isinstance(granted, frozenset):
+            permissions = (granted,) if isinstance(granted, str) else granted
+            object.__setattr__(self, "permissions", frozenset(cast("list[str]", permissions)))
 
     def for_call(
         self, call_id: str, on_progress: ProgressCallback | None = None
-    ) -> ExecutionContext:
+    ) -> ExecutionContext[DepsT]:
         """This context for one call (the executor's hot path: cheaper than `replace`)."""
         copy = _new(ExecutionContext)
         fields = copy.__dict__

@@ -8,7 +8,8 @@ Functional form — the body returns a `Result` itself::
 
 Plain form — a typed function; its parameters become the input model, its docstring the
 description, a return value becomes `Success` and a raised exception
-`Failure(ExecutionFailed)`. Sync functions run in a worker thread, off the event loop::
+`Failure(ExecutionFailed)`. Sync functions (of either form) run on a daemon worker thread,
+off the event loop (`core/threads.py`)::
 
     @tool
     def add(a: int, b: int) -> int:
@@ -23,7 +24,7 @@ import inspect
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, get_type_hints, overload
+from typing import Any, TypeVar, get_origin, get_type_hints, overload
 
 import pydantic
 from returns.result import Failure, Result, Success
@@ -32,6 +33,7 @@ from toolrail.core.context import ExecutionContext
 from toolrail.core.docstrings import parse_docstring
 from toolrail.core.errors import ExecutionFailed, ToolError
 from toolrail.core.params import ParameterSchema
+from toolrail.core.threads import run_sync
 from toolrail.core.tool import DEFAULT_ANNOTATIONS, Tool, ToolAnnotations
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
@@ -139,7 +141,7 @@ def _build(
     if _is_functional(signature, hints):
         model = hints[next(iter(signature.parameters))]
         parameters: ParameterSchema[Any] = ParameterSchema.from_model(model)
-        execute = fn
+        execute = fn if inspect.iscoroutinefunction(fn) else _off_the_loop(fn)
     else:
         parameters, execute = _plain(fn, name, signature, hints, doc.params)
     return Tool(
@@ -157,17 +159,29 @@ def _build(
     )
 
 
+def _off_the_loop(
+    fn: Callable[[Any, ExecutionContext], Any],
+) -> Callable[[Any, ExecutionContext], Awaitable[Any]]:
+    """A sync functional-form body, run on a worker thread like a sync plain one."""
+
+    async def execute(args: Any, ctx: ExecutionContext) -> Any:
+        return await run_sync(fn, args, ctx)
+
+    return execute
+
+
 def _is_functional(signature: inspect.Signature, hints: dict[str, Any]) -> bool:
     """`async def f(args: SomeModel, ctx: ExecutionContext) -> Result[...]`."""
     params = list(signature.parameters)
     if len(params) != 2:
         return False
     first, second = (hints.get(p) for p in params)
-    return (
-        inspect.isclass(first)
-        and issubclass(first, pydantic.BaseModel)
-        and second is ExecutionContext
-    )
+    return inspect.isclass(first) and issubclass(first, pydantic.BaseModel) and _is_context(second)
+
+
+def _is_context(hint: object) -> bool:
+    """`ExecutionContext`, or `ExecutionContext[Deps]` for typed dependencies."""
+    return hint is ExecutionContext or get_origin(hint) is ExecutionContext
 
 
 def _plain(
@@ -182,7 +196,7 @@ def _plain(
     arg_names: dict[str, str] = {}  # model field → function parameter
     ctx_param: str | None = None
     for param in signature.parameters.values():
-        if hints.get(param.name) is ExecutionContext:
+        if _is_context(hints.get(param.name)):
             ctx_param = param.name
             continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
@@ -217,8 +231,10 @@ def _plain(
         if ctx_param is not None:
             kwargs[ctx_param] = ctx
         try:
-            value = await fn(**kwargs) if is_async else await asyncio.to_thread(fn, **kwargs)
-        except Exception as error:
+            value = await fn(**kwargs) if is_async else await run_sync(fn, **kwargs)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except BaseException as error:  # SystemExit, GeneratorExit, ...: the tool failed
             return Failure(ExecutionFailed.from_exception(error))
         # a plain function may still return a Result itself: pass it through
         return value if isinstance(value, Result) else Success(value)

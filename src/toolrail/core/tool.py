@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from returns.result import Result
 
@@ -16,8 +16,10 @@ from toolrail.core.params import JsonObject, ParameterSchema
 In = TypeVar("In")
 Out = TypeVar("Out")
 
-TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-"""Names every major model API accepts (OpenAI, Anthropic, Gemini)."""
+TOOL_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$")
+"""Names every supported provider accepts: OpenAI and Anthropic take `[a-zA-Z0-9_-]{1,64}`
+(Anthropic up to 128), Gemini's function names must also start with a letter or an
+underscore — so a tool named `2fa_code` is refused here, once, not by one provider later."""
 
 Execute = Callable[[In, ExecutionContext], Awaitable[Result[Out, ToolError]]]
 
@@ -48,10 +50,13 @@ DEFAULT_ANNOTATIONS = ToolAnnotations()
 def check_tool_name(name: str) -> None:
     """Raise `ValueError` with a fix if `name` is one some model API would reject."""
     if not TOOL_NAME.match(name):
-        suggestion = re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64] or "tool"
+        suggestion = re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:63] or "tool"
+        if not suggestion[0].isalpha() and suggestion[0] != "_":
+            suggestion = f"_{suggestion}"[:64]
         raise ValueError(
-            f"invalid tool name {name!r}: use 1-64 characters from a-z, A-Z, 0-9, '_' and '-' "
-            f"so every model provider accepts it (for example {suggestion!r})"
+            f"invalid tool name {name!r}: use 1-64 characters from a-z, A-Z, 0-9, '_' and '-', "
+            f"starting with a letter or '_', so every model provider accepts it "
+            f"(for example {suggestion!r})"
         )
 
 
@@ -89,3 +94,7 @@ def _frozen(values: Iterable[str]) -> frozenset[str]:
     if isinstance(values, str):  # a lone string is one value, not its characters
         return frozenset({values})
     return frozenset(values)
+
+
+AnyTool = Tool[Any, Any]
+"""A tool of any input and output type: what registries, gates and dialects handle."""

@@ -17,7 +17,6 @@ from typing import Any, Literal, TextIO
 
 import anyio
 import mcp.types as mcp_types
-import structlog
 from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
@@ -27,9 +26,10 @@ from returns.result import Failure, Result, Success
 
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ExecutionFailed, TimedOut, ToolError, TransportError
+from toolrail.diagnostics import get_logger
 from toolrail.mcp.config import McpServerConfig
 
-log = structlog.get_logger("toolrail.mcp")
+log = get_logger("toolrail.mcp")
 
 State = Literal["stopped", "starting", "ready", "broken", "closed"]
 StateCallback = Callable[[str, State, str], None]

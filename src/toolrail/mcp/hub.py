@@ -21,13 +21,13 @@ from typing import Any
 
 import mcp.types as mcp_types
 import orjson
-import structlog
 from returns.result import Failure, Result, Success
 
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ApprovalRequired, ToolError, TransportError
 from toolrail.core.params import JsonObject, ParameterSchema
 from toolrail.core.tool import Tool, ToolAnnotations
+from toolrail.diagnostics import get_logger
 from toolrail.events import (
     McpServerStateChanged,
     Sink,
@@ -41,7 +41,7 @@ from toolrail.mcp.naming import namespaced
 from toolrail.registry import AnyTool, DuplicateToolError, ToolRegistry
 from toolrail.sinks import Fanout
 
-log = structlog.get_logger("toolrail.mcp")
+log = get_logger("toolrail.mcp")
 
 UNTRUSTED = ToolAnnotations(read_only=False, destructive=True, idempotent=False, open_world=True)
 

@@ -5,6 +5,7 @@
     toolrail_tool_retries_total{tool}               attempts beyond the first
     toolrail_tools_running                          calls started and not yet ended
     toolrail_mcp_server_up{server}                  1 ready, 0 otherwise
+    toolrail_circuit_open{breaker}                  1 open or probing, 0 closed
     toolrail_tool_definition_changes_total{server, action}
 
 Tool labels are registry names; a name no registry knows (a model's typo) is counted as
@@ -27,6 +28,7 @@ from returns.result import Failure
 
 from toolrail.core.errors import UnknownTool
 from toolrail.events import (
+    CircuitStateChanged,
     McpServerStateChanged,
     ToolCallRequested,
     ToolCompleted,
@@ -81,6 +83,12 @@ class PrometheusSink:
             ["server", "action"],
             registry=self.registry,
         )
+        self.circuit_open = prom.Gauge(
+            "toolrail_circuit_open",
+            "1 while a circuit (a tool's, or mcp:<server>) is open or probing, 0 when closed.",
+            ["breaker"],
+            registry=self.registry,
+        )
         self._started: set[tuple[str, str]] = set()
 
     def __call__(self, event: ToolEvent) -> None:
@@ -99,6 +107,8 @@ class PrometheusSink:
                 if (event.conversation_id, event.call_id) in self._started:
                     self._started.discard((event.conversation_id, event.call_id))
                     self.running.dec()
+            case CircuitStateChanged():
+                self.circuit_open.labels(event.breaker).set(0 if event.state == "closed" else 1)
             case McpServerStateChanged():
                 self.server_up.labels(event.server).set(1 if event.state == "ready" else 0)
             case ToolDefinitionChanged():

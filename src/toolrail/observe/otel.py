@@ -28,6 +28,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
 from returns.result import Success
 
 from toolrail.events import (
+    CircuitStateChanged,
     McpServerStateChanged,
     ToolCallRequested,
     ToolCompleted,
@@ -81,6 +82,7 @@ class OtelSink:
                 | ToolUnregistered()
                 | ToolDefinitionChanged()
                 | McpServerStateChanged()
+                | CircuitStateChanged()
             ):
                 pass
             case _:

@@ -1,21 +1,26 @@
 """The gates a call passes after its arguments validate, in this order:
 
     1. deny rules            → PermissionDenied (names the rule)
-    2. circuit breakers      → CircuitOpen (the tool's, and its MCP server's)
-    3. ask rules / approval  → ApprovalRequired, or the inline approver's decision
+    2. circuit breakers      → CircuitOpen (asked, not taken: the executor's `Resilience`
+                               takes a half-open probe only right around the invocation)
+    3. ask rules / approval  → ApprovalRequired, or the inline approver's decision; arguments
+                               a person edits are validated and checked by the deny rules again
     4. budget                → BudgetExceeded (which limit, when it resets)
 
 (Before them the executor checks the agent table — NotAllowed — and the tool's declared
 permissions — PermissionDenied naming what is missing.) Discovery uses the same gates:
 a tool denied by name, missing permissions, or behind an open circuit is not shown.
+
+An approval is bound to the one pending call it was asked for (its conversation, tool and
+arguments) and is used once: `Executor.resume` runs exactly that call. Nothing keyed by a
+call id — which a model chooses — lets a call past the approval gate.
 """
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
-import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
@@ -24,12 +29,14 @@ from returns.result import Failure, Result, Success
 
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
-from toolrail.core.errors import ApprovalRequired, PermissionDenied, ToolError
+from toolrail.core.errors import ApprovalRequired, CircuitOpen, PermissionDenied, ToolError
+from toolrail.diagnostics import get_logger
 from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Deny
 from toolrail.policy.budgets import Budget
 from toolrail.policy.rules import Rule, Rules
 from toolrail.registry import AnyTool
-from toolrail.resilience import BreakerSettings, CircuitBreaker, HealthTracker, RetrySettings
+
+log = get_logger("toolrail.gates")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,10 +46,15 @@ class Pending:
     context: ExecutionContext
 
 
+Circuit = Callable[[AnyTool], CircuitOpen | None]
+"""Why an open circuit would refuse a tool now (the executor's `Resilience.refusal`)."""
+
+
 @dataclass
 class Gates:
-    """Policy for an executor; the objects that own mutable state (breakers, budgets,
-    pending approvals, health) live here, behind small methods."""
+    """Policy for an executor: rules, approvals, budgets. The objects that own mutable state
+    (budgets, pending approvals) live here, behind small methods. Retries, breakers and
+    health are not policy: they are the executor's (`Executor(resilience=...)`)."""
 
     rules: Rules = field(default_factory=Rules)
     agent_rules: Mapping[str, Rules] = field(default_factory=dict)
@@ -50,14 +62,8 @@ class Gates:
     """Tool-name globs that always ask, whatever the rules say (deny still wins)."""
     approver: Approver | None = None
     budget: Budget | None = None
-    breakers: BreakerSettings | None = field(default_factory=BreakerSettings)
-    retry: RetrySettings = field(default_factory=RetrySettings)
-    clock: Callable[[], float] = time.monotonic
-    health: HealthTracker = field(default_factory=HealthTracker)
     _pending: dict[str, Pending] = field(default_factory=dict)
     _always: dict[str, list[Rule]] = field(default_factory=dict)
-    _approved: set[str] = field(default_factory=set)
-    _breakers: dict[str, CircuitBreaker] = field(default_factory=dict)
 
     @classmethod
     def from_config(cls, policy: Mapping[str, Any], agents: Mapping[str, Any]) -> Gates:
@@ -81,66 +87,69 @@ class Gates:
         return self.rules + self.agent_rules.get(agent, Rules())
 
     def hides(self, tool: AnyTool, agent: str) -> bool:
-        """Denied by name for this agent, or behind an open circuit."""
-        rules = self.rules_for(agent)
-        if rules.decide(tool.name, None).verdict == "deny":
-            return True
-        return any(breaker.hidden for breaker in self.breakers_for(tool))
-
-    def breakers_for(self, tool: AnyTool) -> tuple[CircuitBreaker, ...]:
-        """The tool's own breaker, and its MCP server's if it comes from one."""
-        if self.breakers is None:
-            return ()
-        keys = [tool.name, *(tag for tag in sorted(tool.tags) if tag.startswith("mcp:"))]
-        return tuple(self._breaker(key) for key in keys)
-
-    def _breaker(self, key: str) -> CircuitBreaker:
-        if key not in self._breakers:
-            assert self.breakers is not None
-            self._breakers[key] = CircuitBreaker(key, self.breakers, self.clock)
-        return self._breakers[key]
+        """Denied by name for this agent."""
+        return self.rules_for(agent).decide(tool.name, None).verdict == "deny"
 
     async def admit(
-        self, tool: AnyTool, call: ToolCall, arguments: object, ctx: ExecutionContext
+        self,
+        tool: AnyTool,
+        call: ToolCall,
+        arguments: object,
+        ctx: ExecutionContext,
+        *,
+        circuit: Circuit | None = None,
+        approved: bool = False,
     ) -> Result[object, ToolError]:
         """Pass the gates in order; `Success` carries the arguments to run with (an
-        approver may have edited them)."""
-        plain = _plain(arguments)
-        decision = self.rules_for(ctx.agent).decide(tool.name, plain)
-        if decision.verdict == "deny":
-            return Failure(
-                PermissionDenied(
-                    message=f"{tool.name} is denied by the rule {decision.rule!r}", tool=tool.name
-                )
-            )
-        for breaker in self.breakers_for(tool):
-            allowed = breaker.allow()
-            if isinstance(allowed, Failure):
-                return allowed
-        wants_approval = decision.verdict == "ask" or any(
-            fnmatch.fnmatchcase(tool.name, pattern) for pattern in self.needs_approval
-        )
-        approved = call.id in self._approved
-        if wants_approval and not approved and not self._always_allowed(ctx, tool, plain):
-            asked = await self._ask(tool, call, arguments, ctx, decision.rule)
+        approver may have edited them). `approved`: a person approved this very call
+        (`Executor.resume`), so the approval gate does not ask again."""
+        plain = plain_arguments(arguments)
+        refused = self._deny(tool, plain, ctx)
+        if refused is not None:
+            return Failure(refused)
+        open_circuit = circuit(tool) if circuit is not None else None
+        if open_circuit is not None:
+            return Failure(open_circuit)
+        if not approved and self._wants_approval(tool, plain, ctx):
+            asked = await self._ask(tool, call, arguments, ctx)
             if isinstance(asked, Failure):
                 return asked
-            arguments = asked.unwrap()
+            if asked.unwrap() is not arguments:  # edited by a person: the deny rules again
+                arguments = asked.unwrap()
+                refused = self._deny(tool, plain_arguments(arguments), ctx)
+                if refused is not None:
+                    return Failure(refused)
         if self.budget is not None:
             spent = self.budget.consume(ctx, tool.name)
             if isinstance(spent, Failure):
                 return spent
         return Success(arguments)
 
+    def _deny(
+        self, tool: AnyTool, plain: Mapping[str, Any], ctx: ExecutionContext
+    ) -> PermissionDenied | None:
+        decision = self.rules_for(ctx.agent).decide(tool.name, plain)
+        if decision.verdict != "deny":
+            return None
+        return PermissionDenied(
+            message=f"{tool.name} is denied by the rule {decision.rule!r}", tool=tool.name
+        )
+
+    def _wants_approval(
+        self, tool: AnyTool, plain: Mapping[str, Any], ctx: ExecutionContext
+    ) -> bool:
+        decision = self.rules_for(ctx.agent).decide(tool.name, plain)
+        wants = decision.verdict == "ask" or any(
+            fnmatch.fnmatchcase(tool.name, pattern) for pattern in self.needs_approval
+        )
+        return wants and not self._always_allowed(ctx, tool, plain)
+
     async def _ask(
-        self,
-        tool: AnyTool,
-        call: ToolCall,
-        arguments: object,
-        ctx: ExecutionContext,
-        rule: str | None,
+        self, tool: AnyTool, call: ToolCall, arguments: object, ctx: ExecutionContext
     ) -> Result[object, ToolError]:
-        plain = _plain(arguments)
+        plain = plain_arguments(arguments)
+        decided = self.rules_for(ctx.agent).decide(tool.name, plain)
+        rule = decided.rule if decided.verdict == "ask" else None
         reason = f"the rule {rule!r} asks for approval" if rule else f"{tool.name} needs approval"
         request = ApprovalRequest(
             tool=tool.name,
@@ -160,7 +169,19 @@ class Gates:
                     request_id=request.id,
                 )
             )
-        decision = await self.approver(request)
+        try:
+            decision = await self.approver(request)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except BaseException as error:  # the approver's failure, not the tool's nor ours
+            log.warning("approver failed", tool=tool.name, error_type=type(error).__name__)
+            return Failure(
+                PermissionDenied(
+                    message=f"{tool.name} did not run: the approver failed "
+                    f"({type(error).__name__}); no approval, no call",
+                    tool=tool.name,
+                )
+            )
         match decision:
             case Deny(message=message):
                 return Failure(denied(tool.name, message))
@@ -169,15 +190,6 @@ class Gates:
                 return Success(arguments) if edited is None else _revalidate(tool, edited)
             case _:
                 assert_never(decision)
-
-    @contextmanager
-    def approved(self, call_id: str) -> Iterator[None]:
-        """While this lasts, the call with this id passes the approval gate."""
-        self._approved.add(call_id)
-        try:
-            yield
-        finally:
-            self._approved.discard(call_id)
 
     def take_pending(self, request_id: str) -> Pending | None:
         """Remove and return a pending request: each can be resolved exactly once."""
@@ -199,7 +211,9 @@ class Gates:
             rule.matches(tool.name, plain) for rule in self._always.get(ctx.conversation_id, ())
         )
 
-    def explain(self, tool: AnyTool, ctx: ExecutionContext) -> list[str]:
+    def explain(
+        self, tool: AnyTool, ctx: ExecutionContext, circuit: Circuit | None = None
+    ) -> list[str]:
         """What each gate says about this tool for this agent, before any arguments."""
         rules = self.rules_for(ctx.agent)
         verdict = rules.decide(tool.name, None)
@@ -211,14 +225,8 @@ class Gates:
         asks = [r.text for r in rules.ask if fnmatch.fnmatchcase(tool.name, r.tool)]
         if asks or any(fnmatch.fnmatchcase(tool.name, p) for p in self.needs_approval):
             lines.append(f"approval: asked for ({', '.join(asks) or 'needs_approval'})")
-        for breaker in self.breakers_for(tool):
-            lines.append(f"circuit {breaker.name}: {breaker.state}")
-        health = self.health.health(tool.name)
-        if health is not None:
-            lines.append(
-                f"health: {health.success_rate:.0%} ok over {health.calls} calls, "
-                f"p95 {health.p95_ms:.0f} ms"
-            )
+        if self.budget is not None:
+            lines.append("budget: counted per call")
         return lines
 
 
@@ -228,7 +236,8 @@ def denied(tool: str, message: str) -> PermissionDenied:
     )
 
 
-def _plain(arguments: object) -> dict[str, Any]:
+def plain_arguments(arguments: object) -> dict[str, Any]:
+    """Validated arguments as plain JSON data, the form rules and approvals read."""
     if isinstance(arguments, pydantic.BaseModel):
         return arguments.model_dump(mode="json", by_alias=True)
     if isinstance(arguments, Mapping):

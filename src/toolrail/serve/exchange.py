@@ -18,16 +18,16 @@ from typing import Any
 
 import mcp_types as types
 import orjson
-import structlog
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from toolrail.core.errors import ApprovalRequired
+from toolrail.diagnostics import get_logger
 from toolrail.jsonish import dumps
 from toolrail.policy.approvals import ApprovalRequest, Approve, Decision, Deny
 from toolrail.redact import redact
 
-log = structlog.get_logger("toolrail.serve")
+log = get_logger("toolrail.serve")
 
 APPROVAL_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -26,7 +26,6 @@ from dataclasses import replace
 from typing import Any
 
 import mcp_types as types
-import structlog
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
@@ -40,11 +39,13 @@ from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ToolError
 from toolrail.core.params import ParameterSchema
+from toolrail.diagnostics import get_logger
 from toolrail.events import Sink, ToolEvent, ToolProgress
 from toolrail.executor import Executor
 from toolrail.mcp.hub import definition_hash
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
+from toolrail.resilience import Resilience
 from toolrail.serve.exchange import CURRENT, Exchange, approve
 from toolrail.serve.listing import call_result, error_result, mcp_tool, success_result
 from toolrail.serve.meta import (
@@ -57,7 +58,7 @@ from toolrail.serve.meta import (
     found,
 )
 
-log = structlog.get_logger("toolrail.serve")
+log = get_logger("toolrail.serve")
 
 _FIND_ARGS = ParameterSchema.from_json_schema(FIND_TOOL.input_schema)
 _EXECUTE_ARGS = ParameterSchema.from_json_schema(EXECUTE_TOOL.input_schema)
@@ -96,6 +97,7 @@ class McpToolServer:
         context: ExecutionContext,
         agents: AgentToolTable | None = None,
         gates: Gates | None = None,
+        resilience: Resilience | None = None,
         sinks: Iterable[Sink] = (),
         settings: ServeSection | None = None,
     ) -> None:
@@ -106,6 +108,7 @@ class McpToolServer:
             registry,
             agents=agents,
             gates=replace(gates, approver=approve) if gates is not None else None,
+            resilience=resilience,
             sinks=[*sinks, self._on_event],
         )
         self._calls: dict[str, Exchange] = {}
