@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import assert_never
+from typing import Any, assert_never
 
 from returns.result import Failure, Result, Success
 
@@ -209,7 +209,7 @@ class Executor:
             case _:
                 assert_never(decision)
 
-    def refuse(self, call: ToolCall, ctx: ExecutionContext, error: ToolError) -> ToolOutcome:
+    def refuse(self, call: ToolCall, ctx: ExecutionContext[Any], error: ToolError) -> ToolOutcome:
         """End a call without running it, recorded like any other: for calls refused before
         they reach `run` (the orchestrator's per-turn limit, a cut-off streamed call)."""
         started_at, start = datetime.now(UTC), time.perf_counter()
@@ -226,13 +226,13 @@ class Executor:
         """Cancel a running call; it ends in `Failure(Cancelled)`. False if it is not running."""
         return self.invoker.cancel(call_id)
 
-    async def run(self, call: ToolCall, ctx: ExecutionContext) -> ToolOutcome:
+    async def run(self, call: ToolCall, ctx: ExecutionContext[Any]) -> ToolOutcome:
         """Run one call through lookup, validation, the gates and the tool; always returns
         an outcome."""
         return await self._run(call, ctx)
 
     async def run_many(
-        self, calls: Sequence[ToolCall], ctx: ExecutionContext, *, max_concurrency: int = 8
+        self, calls: Sequence[ToolCall], ctx: ExecutionContext[Any], *, max_concurrency: int = 8
     ) -> list[ToolOutcome]:
         """Run a batch concurrently (at most `max_concurrency` at once); outcomes in call order."""
         if max_concurrency < 1:
@@ -257,7 +257,7 @@ class Executor:
     async def _run(
         self,
         call: ToolCall,
-        ctx: ExecutionContext,
+        ctx: ExecutionContext[Any],
         *,
         approved: bool = False,
         asked: RawArguments = None,
@@ -295,14 +295,14 @@ class Executor:
             )
         return self._finish(call, ctx, tool, result, started_at, start, attempts, asked)
 
-    def _lookup(self, call: ToolCall, ctx: ExecutionContext) -> AnyTool | None:
+    def _lookup(self, call: ToolCall, ctx: ExecutionContext[Any]) -> AnyTool | None:
         """The tool to run, or None if it is unknown or not this agent's to call."""
         tool = self.registry.find(call.name)
         if tool is None or self.agents is None or self.agents.allows(ctx.agent, call.name):
             return tool
         return None
 
-    def _refusal(self, call: ToolCall, ctx: ExecutionContext) -> Result[object, ToolError]:
+    def _refusal(self, call: ToolCall, ctx: ExecutionContext[Any]) -> Result[object, ToolError]:
         """Why `_lookup` found nothing: NotAllowed, or UnknownTool suggesting visible names."""
         if call.name in self.registry:
             assert self.agents is not None
@@ -310,7 +310,7 @@ class Executor:
         return Failure(unknown_tool(call.name, (t.name for t in self.visible(ctx.agent))))
 
     async def _admit(
-        self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext, approved: bool
+        self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext[Any], approved: bool
     ) -> Admitted | ToolError:
         """Permissions, validation and the gates: the call as it will run, or why not."""
         if tool.permissions and not tool.permissions <= ctx.permissions:
@@ -340,7 +340,7 @@ class Executor:
         return Admitted(tool, edited, ran, asked=call.arguments)
 
     async def _invoke(
-        self, admitted: Admitted, ctx: ExecutionContext
+        self, admitted: Admitted, ctx: ExecutionContext[Any]
     ) -> tuple[Result[object, ToolError], int]:
         """Started event, then the tool through resilience and its deadline, then the cap."""
         tool, call, args = admitted.tool, admitted.call, admitted.args
@@ -375,7 +375,7 @@ class Executor:
         return Success(await run_sync(cap_output, result.unwrap(), cap, spill))
 
     def _progress_reporter(
-        self, call: ToolCall, tool: AnyTool, ctx: ExecutionContext
+        self, call: ToolCall, tool: AnyTool, ctx: ExecutionContext[Any]
     ) -> ProgressCallback:
         loop = asyncio.get_running_loop()
         loop_thread = threading.get_ident()
@@ -402,7 +402,7 @@ class Executor:
     def _finish(
         self,
         call: ToolCall,
-        ctx: ExecutionContext,
+        ctx: ExecutionContext[Any],
         tool: AnyTool | None,
         result: Result[object, ToolError],
         started_at: datetime,
