@@ -6,6 +6,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
@@ -30,33 +31,17 @@ class Budget:
     _counts: dict[tuple[str, ...], int] = field(default_factory=lambda: defaultdict(int))
     _recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
 
-    def consume(self, ctx: ExecutionContext, tool: str) -> Result[None, BudgetExceeded]:
+    def consume(self, ctx: ExecutionContext[Any], tool: str) -> Result[None, BudgetExceeded]:
         conversation = ctx.conversation_id
         limits = (
-            (
-                ("agent", conversation, ctx.agent),
-                self.per_agent,
-                f"{ctx.agent} may make {self.per_agent} calls per conversation",
-            ),
-            (
-                ("conversation", conversation),
-                self.per_conversation,
-                f"this conversation may make {self.per_conversation} calls",
-            ),
-            (
-                ("tool", conversation, tool),
-                self.per_tool.get(tool),
-                f"{tool} may be called {self.per_tool.get(tool)} times per conversation",
-            ),
+            (("agent", conversation, ctx.agent), self.per_agent),
+            (("conversation", conversation), self.per_conversation),
+            (("tool", conversation, tool), self.per_tool.get(tool)),
         )
-        for key, limit, what in limits:
-            if limit is not None and self._counts[key] >= limit:
-                return Failure(
-                    BudgetExceeded(
-                        message=f"budget exceeded: {what}; it resets with a new conversation",
-                        limit=key[0],
-                    )
-                )
+        counts = self._counts
+        for key, limit in limits:
+            if limit is not None and counts[key] >= limit:
+                return Failure(_exceeded(key, limit))
         if self.rate is not None:
             allowed, window = self.rate
             now = self.clock()
@@ -74,6 +59,20 @@ class Budget:
                     )
                 )
             recent.append(now)
-        for key, _, _ in limits:
-            self._counts[key] += 1
+        for key, _ in limits:
+            counts[key] += 1
         return Success(None)
+
+
+def _exceeded(key: tuple[str, ...], limit: int) -> BudgetExceeded:
+    """Which limit a call would break; written only when one is (not on every call)."""
+    match key:
+        case ("agent", _, agent):
+            what = f"{agent} may make {limit} calls per conversation"
+        case ("tool", _, tool):
+            what = f"{tool} may be called {limit} times per conversation"
+        case _:
+            what = f"this conversation may make {limit} calls"
+    return BudgetExceeded(
+        message=f"budget exceeded: {what}; it resets with a new conversation", limit=key[0]
+    )

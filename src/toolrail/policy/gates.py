@@ -33,7 +33,7 @@ from toolrail.core.errors import ApprovalRequired, CircuitOpen, PermissionDenied
 from toolrail.diagnostics import get_logger
 from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Deny
 from toolrail.policy.budgets import Budget
-from toolrail.policy.rules import Rule, Rules
+from toolrail.policy.rules import Decision, Rule, Rules
 from toolrail.registry import AnyTool
 
 log = get_logger("toolrail.gates")
@@ -64,6 +64,12 @@ class Gates:
     budget: Budget | None = None
     _pending: dict[str, Pending] = field(default_factory=dict)
     _always: dict[str, list[Rule]] = field(default_factory=dict)
+    _joined: dict[str, tuple[Rules, Rules | None, Rules]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    _asks_always: dict[str, tuple[tuple[str, ...], bool]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def from_config(cls, policy: Mapping[str, Any], agents: Mapping[str, Any]) -> Gates:
@@ -83,8 +89,15 @@ class Gates:
         )
 
     def rules_for(self, agent: str) -> Rules:
-        """The global rules and `agent`'s own, together."""
-        return self.rules + self.agent_rules.get(agent, Rules())
+        """The global rules and `agent`'s own, together (joined once per agent, and again
+        only when either list is replaced)."""
+        own = self.agent_rules.get(agent)
+        cached = self._joined.get(agent)
+        if cached is not None and cached[0] is self.rules and cached[1] is own:
+            return cached[2]
+        joined = self.rules if own is None else self.rules + own
+        self._joined[agent] = (self.rules, own, joined)
+        return joined
 
     def hides(self, tool: AnyTool, agent: str) -> bool:
         """Denied by name for this agent."""
@@ -95,7 +108,7 @@ class Gates:
         tool: AnyTool,
         call: ToolCall,
         arguments: object,
-        ctx: ExecutionContext,
+        ctx: ExecutionContext[Any],
         *,
         circuit: Circuit | None = None,
         approved: bool = False,
@@ -104,52 +117,60 @@ class Gates:
         approver may have edited them). `approved`: a person approved this very call
         (`Executor.resume`), so the approval gate does not ask again."""
         plain = plain_arguments(arguments)
-        refused = self._deny(tool, plain, ctx)
-        if refused is not None:
-            return Failure(refused)
+        rules = self.rules_for(ctx.agent)
+        decision = rules.decide(tool.name, plain)
+        if decision.verdict == "deny":
+            return Failure(_denied_by(tool, decision))
         open_circuit = circuit(tool) if circuit is not None else None
         if open_circuit is not None:
             return Failure(open_circuit)
-        if not approved and self._wants_approval(tool, plain, ctx):
-            asked = await self._ask(tool, call, arguments, ctx)
+        if not approved and self._wants_approval(tool, decision, plain, ctx):
+            asked = await self._ask(tool, call, plain, decision, ctx)
             if isinstance(asked, Failure):
                 return asked
-            if asked.unwrap() is not arguments:  # edited by a person: the deny rules again
+            if asked.unwrap() is not None:  # edited by a person: the deny rules again
                 arguments = asked.unwrap()
-                refused = self._deny(tool, plain_arguments(arguments), ctx)
-                if refused is not None:
-                    return Failure(refused)
+                again = rules.decide(tool.name, plain_arguments(arguments))
+                if again.verdict == "deny":
+                    return Failure(_denied_by(tool, again))
         if self.budget is not None:
             spent = self.budget.consume(ctx, tool.name)
             if isinstance(spent, Failure):
                 return spent
         return Success(arguments)
 
-    def _deny(
-        self, tool: AnyTool, plain: Mapping[str, Any], ctx: ExecutionContext
-    ) -> PermissionDenied | None:
-        decision = self.rules_for(ctx.agent).decide(tool.name, plain)
-        if decision.verdict != "deny":
-            return None
-        return PermissionDenied(
-            message=f"{tool.name} is denied by the rule {decision.rule!r}", tool=tool.name
-        )
-
     def _wants_approval(
-        self, tool: AnyTool, plain: Mapping[str, Any], ctx: ExecutionContext
+        self,
+        tool: AnyTool,
+        decision: Decision,
+        plain: Mapping[str, Any],
+        ctx: ExecutionContext[Any],
     ) -> bool:
-        decision = self.rules_for(ctx.agent).decide(tool.name, plain)
-        wants = decision.verdict == "ask" or any(
-            fnmatch.fnmatchcase(tool.name, pattern) for pattern in self.needs_approval
-        )
+        wants = decision.verdict == "ask" or self._always_asks(tool.name)
         return wants and not self._always_allowed(ctx, tool, plain)
 
+    def _always_asks(self, name: str) -> bool:
+        """Named by `needs_approval` (remembered per tool name)."""
+        if not self.needs_approval:
+            return False
+        cached = self._asks_always.get(name)
+        if cached is not None and cached[0] is self.needs_approval:
+            return cached[1]
+        asks = any(fnmatch.fnmatchcase(name, pattern) for pattern in self.needs_approval)
+        self._asks_always[name] = (self.needs_approval, asks)
+        return asks
+
     async def _ask(
-        self, tool: AnyTool, call: ToolCall, arguments: object, ctx: ExecutionContext
-    ) -> Result[object, ToolError]:
-        plain = plain_arguments(arguments)
-        decided = self.rules_for(ctx.agent).decide(tool.name, plain)
-        rule = decided.rule if decided.verdict == "ask" else None
+        self,
+        tool: AnyTool,
+        call: ToolCall,
+        plain: Mapping[str, Any],
+        decision: Decision,
+        ctx: ExecutionContext[Any],
+    ) -> Result[object | None, ToolError]:
+        """A person's answer: `Success(None)` to run as asked, `Success(edited)` to run
+        with the edits (validated), or why not."""
+        rule = decision.rule if decision.verdict == "ask" else None
         reason = f"the rule {rule!r} asks for approval" if rule else f"{tool.name} needs approval"
         request = ApprovalRequest(
             tool=tool.name,
@@ -170,7 +191,7 @@ class Gates:
                 )
             )
         try:
-            decision = await self.approver(request)
+            answer = await self.approver(request)
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except BaseException as error:  # the approver's failure, not the tool's nor ours
@@ -182,14 +203,14 @@ class Gates:
                     tool=tool.name,
                 )
             )
-        match decision:
+        match answer:
             case Deny(message=message):
                 return Failure(denied(tool.name, message))
             case Approve(arguments=edited, always=always):
                 self.remember(ctx, always)
-                return Success(arguments) if edited is None else _revalidate(tool, edited)
+                return Success(None) if edited is None else _revalidate(tool, edited)
             case _:
-                assert_never(decision)
+                assert_never(answer)
 
     def take_pending(self, request_id: str) -> Pending | None:
         """Remove and return a pending request: each can be resolved exactly once."""
@@ -228,6 +249,12 @@ class Gates:
         if self.budget is not None:
             lines.append("budget: counted per call")
         return lines
+
+
+def _denied_by(tool: AnyTool, decision: Decision) -> PermissionDenied:
+    return PermissionDenied(
+        message=f"{tool.name} is denied by the rule {decision.rule!r}", tool=tool.name
+    )
 
 
 def denied(tool: str, message: str) -> PermissionDenied:
