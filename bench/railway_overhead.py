@@ -26,7 +26,7 @@ from toolrail.policy import Budget, Gates, Rules
 
 ARGS = '{"a": 1, "b": 2}'
 RULES = Rules.of(
-    allow=["add", "mcp__time__*", "read_path"],
+    allow=["*add", "mcp__time__*", "read_path"],
     ask=["write_context_file", "shell(git push*)"],
     deny=["shell(rm *)", "mcp__danger__*", "delete_*"],
 )

@@ -122,6 +122,9 @@ class Executor:
         self.sleep = sleep
         self.sinks = Fanout(sinks, timeout_s=sink_timeout_s)
         self.invoker = Invoker(default_timeout_s)
+        self._visible: dict[
+            tuple[str, frozenset[str] | None], tuple[tuple[object, ...], tuple[AnyTool, ...]]
+        ] = {}
 
     @property
     def health(self) -> HealthTracker:
@@ -137,19 +140,35 @@ class Executor:
 
     def visible(self, agent: str, permissions: frozenset[str] | None = None) -> tuple[AnyTool, ...]:
         """The tools `agent` may see — the ones its table, `permissions` (if given), the
-        rules and the circuits would let it call."""
+        rules and the circuits would let it call. Remembered until the registry, the agent
+        table or the rules change; circuits are asked each time, only while one is open."""
+        rules = self.gates.rules_for(agent) if self.gates is not None else None
+        stamp = (self.registry, self.registry.version, self.agents, rules)
+        key = (agent, permissions)
+        cached = self._visible.get(key)
+        if cached is None or not _same(cached[0], stamp):
+            if len(self._visible) >= 256:
+                self._visible.clear()
+            cached = (stamp, self._visible_now(agent, permissions))
+            self._visible[key] = cached
+        tools = cached[1]
+        if not self.resilience.any_open:
+            return tools
+        hidden = self.resilience.hidden
+        return tuple(t for t in tools if not hidden(t))
+
+    def _visible_now(self, agent: str, permissions: frozenset[str] | None) -> tuple[AnyTool, ...]:
         tools = (
             tuple(self.registry)
             if self.agents is None
             else self.agents.visible(agent, self.registry)
         )
-        gates, resilience = self.gates, self.resilience
+        gates = self.gates
         return tuple(
             t
             for t in tools
             if (permissions is None or t.permissions <= permissions)
             and not (gates is not None and gates.hides(t, agent))
-            and not resilience.hidden(t)
         )
 
     def explain(
@@ -274,9 +293,9 @@ class Executor:
             else:
                 admission = await self._admit(tool, call, ctx, approved)
                 if isinstance(admission, Admitted):
-                    if asked is None:
-                        asked = admission.asked
-                    admission = replace(admission, asked=asked)
+                    if asked is not None and admission.asked is not asked:
+                        admission = replace(admission, asked=asked)  # a person's edit
+                    asked = admission.asked
                     call = admission.call
                     result, attempts = await self._invoke(admission, ctx)
                 else:
@@ -441,6 +460,11 @@ class Executor:
                     )
                 )
         return outcome
+
+
+def _same(one: tuple[object, ...], other: tuple[object, ...]) -> bool:
+    """Equal item by item, by identity (a registry's version is a small int: also equal)."""
+    return all(a is b or a == b for a, b in zip(one, other, strict=True))
 
 
 def _describe(tool: AnyTool, args: object) -> str | None:

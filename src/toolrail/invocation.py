@@ -1,13 +1,14 @@
 """Running one tool body: under its deadline, cancellable by call id, held to its contract.
 
-The body's first step runs at once, eagerly (as Python 3.12's eager tasks do): a body that
-finishes without waiting costs no task and no timer. A body that waits goes on as its own
-task, awaited through one future woken by the body's end or by the deadline's timer. At the
-deadline (or on `Executor.cancel`) the body is cancelled and the call ends *at once* — a
-body that swallows its cancellation runs on in the background, but nobody waits for it. What propagates out
-of `invoke` is only the caller's own cancellation and `KeyboardInterrupt`; whatever else a
-body raises (any `Exception`, `SystemExit`, `GeneratorExit`, other `BaseException`s) or
-returns instead of a `Result` becomes a `ToolError`.
+The body runs in the caller's own task, stepped by hand with its own copy of the context
+(as a task would run it): no second task, no shield, and a body that finishes without
+waiting costs no timer. At the deadline (or on `Executor.cancel`) the caller's task is
+cancelled, which throws into the body, and the call ends *at once*: a body that swallows its
+cancellation and waits again goes on as a task of its own, abandoned — nobody waits for it.
+What propagates out of `invoke` is only the caller's own cancellation and
+`KeyboardInterrupt`; whatever else a body raises (any `Exception`, `SystemExit`,
+`GeneratorExit`, other `BaseException`s) or returns instead of a `Result` becomes a
+`ToolError`.
 
 `Invoker` owns the only mutable state this needs — which task awaits which call, which
 calls were asked to stop, and the bodies abandoned after their deadline.
@@ -18,8 +19,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import math
 import types
-from collections.abc import Awaitable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
 from returns.result import Failure, Result, Success
@@ -36,6 +38,7 @@ class Invoker:
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._cancel_requested: set[str] = set()
         self._abandoned: set[asyncio.Future[Any]] = set()
+        self._deadlines = _Deadlines()
 
     def cancel(self, call_id: str) -> bool:
         """Stop a running call; it ends in `Failure(Cancelled)`. False if it is not running."""
@@ -58,80 +61,153 @@ class Invoker:
             return Failure(ExecutionFailed.from_exception(error))
         if not inspect.isawaitable(started):  # a body that answered synchronously
             return as_result(tool.name, started)
-        # Eager start (what Python 3.12's eager tasks do): the body's first step runs now,
-        # in its own copy of the context; a body that finishes without waiting on anything
-        # needs no task, no timer and no trip through the event loop.
+        # The body's first step runs now, in its own copy of the context (as a task would
+        # run it): a body that finishes without waiting needs no timer and no loop trip.
         context = contextvars.copy_context()
-        body_coro = _contained(tool.name, started)
+        body = _contained(tool.name, started)
         try:
-            waiting_on = context.run(body_coro.send, None)
+            waiting_on = context.run(body.send, None)
         except StopIteration as finished:
             done: Result[object, ToolError] = finished.value
             return done
         except asyncio.CancelledError:  # raised by the body itself, not sent to it
             return Failure(cancelled("the tool itself"))
-        body = asyncio.get_running_loop().create_task(
-            _resumed(body_coro, waiting_on), context=context
-        )
-        return await self._await(body, tool, call)
-
-    async def _await(
-        self, body: asyncio.Task[Result[object, ToolError]], tool: AnyTool, call: ToolCall
-    ) -> Result[object, ToolError]:
-        """Wait for a body running as its own task, until its deadline: one future and one
-        timer, and the body is never awaited past the deadline (a body that swallows its
-        cancellation runs on, abandoned)."""
-        timeout_s = tool.timeout_s or self.default_timeout_s
-        loop = asyncio.get_running_loop()
         waiter = asyncio.current_task()
-        woken: asyncio.Future[bool] = loop.create_future()
+        if waiter is None:  # not in a task (cannot happen under asyncio): no deadline
+            return await _resumed(body, waiting_on)
+        result: Result[object, ToolError] = await self._drive(
+            body, waiting_on, context, waiter, tool, call
+        )
+        return result
 
-        def wake(timed_out: object) -> None:
-            if not woken.done():
-                woken.set_result(timed_out is True)
+    @types.coroutine
+    def _drive(
+        self,
+        body: Coroutine[Any, Any, Result[object, ToolError]],
+        waiting_on: Any,
+        context: contextvars.Context,
+        waiter: asyncio.Task[Any],
+        tool: AnyTool,
+        call: ToolCall,
+    ) -> Generator[Any, Any, Result[object, ToolError]]:
+        """Drive a waiting body from the caller's own task — no second task, no shield —
+        until it ends or its deadline. The deadline (like `Executor.cancel`) cancels the
+        caller's task, which throws into the body; a body that waits again after that has
+        swallowed its cancellation: it goes on as a task of its own, abandoned, and the call
+        ends at once."""
+        timeout_s = tool.timeout_s or self.default_timeout_s
+        expired = False
 
-        body.add_done_callback(wake)
-        timer = loop.call_later(timeout_s, wake, True) if timeout_s else None
-        if waiter is not None:
-            self._running[call.id] = waiter
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            waiter.cancel()
+
+        timer = self._deadlines.add(timeout_s, expire) if timeout_s else None
+        self._running[call.id] = waiter
         try:
-            timed_out = await woken
-        except asyncio.CancelledError:
-            if not body.done():  # we were cancelled, not the body: stop it, do not wait
-                self._abandon(body)
-            if call.id in self._cancel_requested and waiter is not None:
-                waiter.uncancel()
-                return Failure(cancelled("a cancel request"))
-            raise  # the caller's own cancellation
+            while True:
+                try:
+                    sent = yield waiting_on
+                except asyncio.CancelledError as stop:
+                    requested = call.id in self._cancel_requested
+                    self._stop(body, stop, context)
+                    if not (expired or requested) or waiter.uncancel() > 0:
+                        raise  # the caller's own cancellation
+                    if requested:
+                        return Failure(cancelled("a cancel request"))
+                    return Failure(
+                        TimedOut(
+                            message=f"{tool.name} did not finish within {timeout_s:g}s",
+                            timeout_s=timeout_s or 0.0,
+                        )
+                    )
+                except GeneratorExit:  # the caller's task is being closed
+                    body.close()
+                    raise
+                except BaseException as error:  # anything else a task throws in: the body's
+                    try:
+                        waiting_on = context.run(body.throw, error)
+                    except StopIteration as finished:
+                        thrown: Result[object, ToolError] = finished.value
+                        return thrown
+                    except asyncio.CancelledError:
+                        return Failure(cancelled("the tool itself"))
+                else:
+                    try:
+                        waiting_on = context.run(body.send, sent)
+                    except StopIteration as finished:
+                        result: Result[object, ToolError] = finished.value
+                        return result
+                    except asyncio.CancelledError:
+                        return Failure(cancelled("the tool itself"))
         finally:
             if timer is not None:
-                timer.cancel()
-            body.remove_done_callback(wake)
-            self._running.pop(call.id, None)
+                self._deadlines.remove(timer, expire)
+            if self._running.get(call.id) is waiter:
+                del self._running[call.id]
             self._cancel_requested.discard(call.id)
-        if timed_out and not body.done():
-            self._abandon(body)
-            return Failure(
-                TimedOut(
-                    message=f"{tool.name} did not finish within {timeout_s:g}s",
-                    timeout_s=timeout_s or 0.0,
-                )
-            )
-        if body.cancelled():
-            return Failure(cancelled("the tool itself"))
-        return body.result()
 
-    def _abandon(self, body: asyncio.Future[Any]) -> None:
-        """Cancel a body and keep a reference until it ends; its result is not wanted."""
-        body.cancel()
-        if not body.done():
-            self._abandoned.add(body)
-            body.add_done_callback(self._forget)
+    def _stop(
+        self,
+        body: Coroutine[Any, Any, Result[object, ToolError]],
+        stop: asyncio.CancelledError,
+        context: contextvars.Context,
+    ) -> None:
+        """Hand the body its cancellation; if it waits again, let it run on unawaited, kept
+        referenced until it ends (its result is not wanted)."""
+        try:
+            waiting_on = context.run(body.throw, stop)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # ended: by the cancellation, or with a value nobody wants
+            return
+        task = asyncio.get_running_loop().create_task(_resumed(body, waiting_on), context=context)
+        self._abandoned.add(task)
+        task.add_done_callback(self._forget)
 
     def _forget(self, body: asyncio.Future[Any]) -> None:
         self._abandoned.discard(body)
         if not body.cancelled():
             body.exception()  # retrieved: no "exception was never retrieved" noise
+
+
+_Slot = tuple[asyncio.AbstractEventLoop, int]
+
+
+class _Deadlines:
+    """Deadlines share timers: one loop timer per 10 ms slot, however many calls end in
+    it (a deadline fires up to one slot late). A thousand concurrent calls cost a few
+    timers, not a thousand."""
+
+    GRAIN_S = 0.01
+
+    def __init__(self) -> None:
+        self._slots: dict[_Slot, tuple[asyncio.TimerHandle, set[Callable[[], None]]]] = {}
+
+    def add(self, delay_s: float, expire: Callable[[], None]) -> _Slot:
+        loop = asyncio.get_running_loop()
+        slot = (loop, math.ceil((loop.time() + delay_s) / self.GRAIN_S))
+        entry = self._slots.get(slot)
+        if entry is None:
+            entry = (loop.call_at(slot[1] * self.GRAIN_S, self._fire, slot), set())
+            self._slots[slot] = entry
+        entry[1].add(expire)
+        return slot
+
+    def remove(self, slot: _Slot, expire: Callable[[], None]) -> None:
+        entry = self._slots.get(slot)
+        if entry is None:
+            return
+        entry[1].discard(expire)
+        if not entry[1]:
+            entry[0].cancel()
+            del self._slots[slot]
+
+    def _fire(self, slot: _Slot) -> None:
+        entry = self._slots.pop(slot, None)
+        for expire in entry[1] if entry is not None else ():
+            expire()
 
 
 async def _contained(name: str, body: Awaitable[object]) -> Result[object, ToolError]:

@@ -35,6 +35,8 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
         self._tools: dict[str, AnyTool] = {}
+        self.version = 0
+        """Counts changes (register, unregister): what caches of the tool list key on."""
         for item in tools:
             self.register(item)
 
@@ -47,11 +49,15 @@ class ToolRegistry:
                 f"rename one, e.g. @tool(name='{tool.name}_2'), or unregister the old one first"
             )
         self._tools[tool.name] = tool
+        self.version += 1
         return tool
 
     def unregister(self, name: str) -> Result[AnyTool, UnknownTool]:
         """Remove a tool by name; returns the tool that was removed."""
-        return self.get(name).map(lambda found: self._tools.pop(found.name))
+        removed = self.get(name).map(lambda found: self._tools.pop(found.name))
+        if isinstance(removed, Success):
+            self.version += 1
+        return removed
 
     def find(self, name: str) -> AnyTool | None:
         """The tool called `name`, or None: the executor's hot path."""

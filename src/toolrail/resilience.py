@@ -68,6 +68,8 @@ class CircuitBreaker:
     _recent: deque[bool] = field(default_factory=deque)
     _opened_at: float = 0.0
     _probing: bool = False
+    watch: Callable[[CircuitBreaker], None] | None = field(default=None, repr=False)
+    """Told whenever the state changes (the executor's list of open circuits)."""
 
     def refusal(self) -> CircuitOpen | None:
         """Why a call would be refused now, without taking the half-open probe: what the
@@ -89,7 +91,7 @@ class CircuitBreaker:
             remaining = self._opened_at + self.settings.cooldown_s - self.clock()
             if remaining > 0:
                 return Failure(self._open_error(remaining))
-            self.state = "half_open"
+            self._set("half_open")
         if self.state == "half_open":
             if self._probing:
                 return Failure(
@@ -132,11 +134,18 @@ class CircuitBreaker:
         return self.state == "open" and self.clock() < self._opened_at + self.settings.cooldown_s
 
     def _open(self) -> None:
-        self.state, self._opened_at = "open", self.clock()
+        self._opened_at = self.clock()
+        self._set("open")
 
     def _close(self) -> None:
-        self.state, self._consecutive = "closed", 0
+        self._consecutive = 0
         self._recent.clear()
+        self._set("closed")
+
+    def _set(self, state: State) -> None:
+        changed, self.state = state != self.state, state
+        if changed and self.watch is not None:
+            self.watch(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -265,6 +274,7 @@ class Resilience:
         self.health = health if health is not None else HealthTracker()
         self.on_change = on_change
         self._breakers: dict[str, CircuitBreaker] = {}
+        self._open: set[str] = set()
         self._by_tool: dict[str, tuple[frozenset[str], tuple[CircuitBreaker, ...]]] = {}
 
     @classmethod
@@ -290,7 +300,7 @@ class Resilience:
         """The breaker named `key` (a tool name or "mcp:<server>"), made on first use."""
         breaker = self._breakers.get(key)
         if breaker is None:
-            breaker = CircuitBreaker(key, self.breaker_settings, self.clock)
+            breaker = CircuitBreaker(key, self.breaker_settings, self.clock, watch=self._watch)
             self._breakers[key] = breaker
         return breaker
 
@@ -304,7 +314,18 @@ class Resilience:
 
     def hidden(self, tool: AnyTool) -> bool:
         """Behind an open circuit that is still cooling down: not shown to models."""
-        return any(breaker.hidden for breaker in self.breakers_for(tool))
+        return bool(self._open) and any(breaker.hidden for breaker in self.breakers_for(tool))
+
+    @property
+    def any_open(self) -> bool:
+        """Whether any circuit is open (cooling down or due for a probe)."""
+        return bool(self._open)
+
+    def _watch(self, breaker: CircuitBreaker) -> None:
+        if breaker.state == "open":
+            self._open.add(breaker.name)
+        else:
+            self._open.discard(breaker.name)
 
     async def run(
         self,
