@@ -30,7 +30,9 @@ def test_deny_beats_ask_beats_allow() -> None:
     assert rules.decide("shell", {"command": "git status"}).verdict == "ask"
     decision = rules.decide("shell", {"command": "git push --force"})
     assert (decision.verdict, decision.rule) == ("deny", "shell(git push*)")
-    assert rules.decide("read_path", {}).verdict is None
+    # with an allow list, what it does not allow is asked; with none, nothing is restricted
+    assert rules.decide("read_path", {}).verdict == "ask"
+    assert Rules.of(deny=["shell"]).decide("read_path", {}).verdict is None
 
 
 TOOLS = st.sampled_from(["read_path", "shell", "mcp__fs__read", "write_context_file"])

@@ -1,11 +1,29 @@
 """allow / ask / deny rules in the syntax agent users already write.
 
-    read_path                      the tool, any arguments
-    mcp__github__*                 a glob over tool names
-    shell(git status*)             a glob over the tool's main argument (a command line)
+    read_path                        the tool, any arguments
+    mcp__github__*                   a glob over tool names
+    shell(git status*)               a glob over the tool's main argument (a command line)
     write_context_file(path:docs/*)  a glob over one named argument
 
-Deny beats ask beats allow, whatever the order the rules were written in.
+How a call is matched (exactly):
+
+1. The tool glob (`fnmatch`, case-sensitive) must match the tool's name.
+2. A rule without parentheses then matches any arguments. A rule with a pattern reads one
+   argument: the named one, or else the tool's main argument — the first present of
+   `command`, `argv`, `cmd`, `path`, `url`, `query`, `name`, else the first argument.
+3. That value is put in normal form (`policy/normalise.py`) before the glob sees it:
+   a command (`command`, `argv`, `cmd`, `script`) is split into its simple commands, each
+   with its program as a base name, wrappers (`env`, `nice`, `sudo`, ...) and git's leading
+   options removed, words single-spaced and paths normalised; a path argument is
+   normalised (`./.env` → `.env`). The pattern's whitespace is collapsed the same way.
+4. A deny or ask rule matches a command if it matches *any* of its simple commands.
+   An allow rule set allows a command only if *every* simple command is matched by an
+   allow rule and the split was sure (no `$(...)`, backticks, redirections, subshells).
+
+Verdicts: deny beats ask beats allow, whatever the order the rules were written in. When
+there are allow rules, a call that none of them allows is **asked** (Claude Code's
+semantics: what is not allowed is asked), so a missing rule is the safe case. With no
+allow rules at all, a call no rule names is allowed (no policy means no restriction).
 """
 
 from __future__ import annotations
@@ -13,12 +31,22 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
+from toolrail.policy.normalise import Command, argument, command
+
 Verdict = Literal["allow", "ask", "deny"]
+NOT_ALLOWED = "(not in the allow list)"
+"""The rule named when an allow list exists and allows nothing for this call."""
+
 _RULE = re.compile(r"^(?P<tool>[^()]+?)(?:\((?P<args>.*)\))?$", re.DOTALL)
-_MAIN_ARGUMENTS = ("command", "argv", "path", "url", "query", "name")
+_MAIN_ARGUMENTS = ("command", "argv", "cmd", "path", "url", "query", "name")
+_COMMAND_KEYS = frozenset({"command", "argv", "cmd", "script"})
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(fnmatch.translate(pattern), re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +57,13 @@ class Rule:
     tool: str
     argument: str | None = None  # None: the tool's main argument
     pattern: str | None = None
+    _tool: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _pattern: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_tool", _glob(self.tool))
+        normal = " ".join(self.pattern.split()) if self.pattern is not None else None
+        object.__setattr__(self, "_pattern", _glob(normal) if normal is not None else None)
 
     @classmethod
     def parse(cls, text: str) -> Rule:
@@ -43,29 +78,67 @@ class Rule:
             return cls(text, match.group("tool").strip(), key.strip(), value)
         return cls(text, match.group("tool").strip(), None, spec)
 
+    def names(self, tool: str) -> bool:
+        """Whether this rule is about `tool` at all."""
+        return self._tool.match(tool) is not None
+
     def matches(self, tool: str, arguments: Mapping[str, object] | None) -> bool:
-        if not fnmatch.fnmatchcase(tool, self.tool):
+        """Whether the rule matches the call (for a command: any of its simple commands)."""
+        return self._matches(tool, None if arguments is None else Call(arguments))
+
+    def _matches(self, tool: str, call: Call | None) -> bool:
+        if not self.names(tool):
             return False
-        if self.pattern is None:
+        if self._pattern is None:
             return True
-        if arguments is None:  # deciding visibility: argument rules do not hide a tool
+        if call is None:  # deciding visibility: argument rules do not hide a tool
             return False
-        value = _argument(arguments, self.argument)
-        return value is not None and fnmatch.fnmatchcase(value, self.pattern)
+        return any(self._pattern.match(text) for text in call.texts(self.argument))
+
+    def allows_part(self, tool: str, text: str) -> bool:
+        return self.names(tool) and (self._pattern is None or bool(self._pattern.match(text)))
 
 
-def _argument(arguments: Mapping[str, object], name: str | None) -> str | None:
-    keys = (name,) if name is not None else _MAIN_ARGUMENTS
-    for key in keys:
+class Call:
+    """A call's arguments, each put in normal form once, when a rule first reads it."""
+
+    __slots__ = ("_arguments", "_seen")
+
+    def __init__(self, arguments: Mapping[str, object]) -> None:
+        self._arguments = arguments
+        self._seen: dict[str | None, tuple[tuple[str, ...], Command | None]] = {}
+
+    def texts(self, name: str | None) -> tuple[str, ...]:
+        return self.read(name)[0]
+
+    def command(self, name: str | None) -> Command | None:
+        """The argument as a command, if it is one."""
+        return self.read(name)[1]
+
+    def read(self, name: str | None) -> tuple[tuple[str, ...], Command | None]:
+        if name not in self._seen:
+            self._seen[name] = self._normalise(name)
+        return self._seen[name]
+
+    def _normalise(self, name: str | None) -> tuple[tuple[str, ...], Command | None]:
+        key, value = _pick(self._arguments, name)
+        if key is None:
+            return (), None
+        if key in _COMMAND_KEYS:
+            found = command(value)
+            return found.texts, found
+        text = " ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+        return (argument(key, text),), None
+
+
+def _pick(arguments: Mapping[str, object], name: str | None) -> tuple[str | None, object]:
+    for key in (name,) if name is not None else _MAIN_ARGUMENTS:
         if key in arguments:
-            value = arguments[key]
-            if isinstance(value, list | tuple):
-                return " ".join(str(v) for v in value)
-            return str(value)
+            return key, arguments[key]
     if name is None:  # no well-known main argument: the first one
-        for value in arguments.values():
-            return " ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
-    return None
+        for key, value in arguments.items():
+            return key, value
+    return None, None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +149,8 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """Lists of allow / ask / deny rules; `decide` applies deny > ask > allow."""
+    """Lists of allow / ask / deny rules; `decide` applies deny > ask > allow, and asks
+    what an allow list does not allow (see the module docstring)."""
 
     allow: tuple[Rule, ...] = ()
     ask: tuple[Rule, ...] = ()
@@ -94,14 +168,44 @@ class Rules:
         return Rules(self.allow + other.allow, self.ask + other.ask, self.deny + other.deny)
 
     def decide(self, tool: str, arguments: Mapping[str, object] | None) -> Decision:
-        """The strongest verdict any rule gives; `arguments=None` asks about the tool alone."""
-        checks: tuple[tuple[Verdict, tuple[Rule, ...]], ...] = (
-            ("deny", self.deny),
-            ("ask", self.ask),
-            ("allow", self.allow),
-        )
-        for verdict, rules in checks:
-            for rule in rules:
-                if rule.matches(tool, arguments):
-                    return Decision(verdict, rule.text)
-        return Decision(None)
+        """The strongest verdict; `arguments=None` asks about the tool alone (visibility)."""
+        call = None if arguments is None else Call(arguments)
+        for rule in self.deny:
+            if rule._matches(tool, call):
+                return Decision("deny", rule.text)
+        for rule in self.ask:
+            if rule._matches(tool, call):
+                return Decision("ask", rule.text)
+        allowed = self._allowed(tool, call)
+        if allowed is not None:
+            return Decision("allow", allowed)
+        return Decision("ask", NOT_ALLOWED) if self.allow else Decision(None)
+
+    def _allowed(self, tool: str, call: Call | None) -> str | None:
+        """The allow rule that allows the call, or None."""
+        for rule in self.allow:
+            if rule.names(tool) and rule.pattern is None:
+                return rule.text  # the whole tool is allowed
+        if call is None:
+            return None
+        for rule in self.allow:
+            if not rule.names(tool) or rule.pattern is None:
+                continue
+            found = call.command(rule.argument)
+            if found is None:
+                if rule._matches(tool, call):
+                    return rule.text
+                continue
+            if (
+                found.sure
+                and found.parts
+                and all(
+                    any(
+                        r.argument == rule.argument and r.allows_part(tool, text)
+                        for r in self.allow
+                    )
+                    for text in found.texts
+                )
+            ):
+                return rule.text
+        return None
