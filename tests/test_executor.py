@@ -334,3 +334,130 @@ def test_an_async_sink_outside_an_event_loop_is_skipped_cleanly() -> None:
 
     Fanout([sink]).emit(ToolRegistered(tool="x"))
     assert seen == []
+
+
+# --- what makes the railway cheap must not change what it does (issue 14) ---------------
+
+
+async def test_visible_follows_the_registry_the_rules_and_the_circuits() -> None:
+    """`visible()` is remembered between calls, and forgets when anything it read changes."""
+    from toolrail.policy import Gates, Rules
+    from toolrail.resilience import BreakerSettings, Resilience
+
+    now = [0.0]
+
+    @tool
+    async def breaks() -> str:
+        """Always breaks."""
+        raise OSError("disk on fire")
+
+    registry = ToolRegistry([echo, breaks])
+    ex = Executor(
+        registry,
+        gates=Gates(rules=Rules.of(allow=["*"])),
+        resilience=Resilience(
+            breakers=BreakerSettings(consecutive_failures=1, cooldown_s=30),
+            clock=lambda: now[0],
+        ),
+    )
+
+    def names() -> list[str]:
+        return [t.name for t in ex.visible("a")]
+
+    assert names() == ["echo", "breaks"]
+    registry.register(sleepy)
+    assert names() == ["echo", "breaks", "sleepy"]
+    registry.unregister("sleepy")
+    assert names() == ["echo", "breaks"]
+    assert ex.gates is not None
+    ex.gates.rules = Rules.of(allow=["*"], deny=["echo"])
+    assert names() == ["breaks"]
+    await ex.run(ToolCall(name="breaks"), ExecutionContext(agent="a"))
+    assert ex.circuit_state("breaks") == "open"
+    assert names() == []
+    now[0] = 31.0  # cooled down: offered again, for the probe
+    assert names() == ["breaks"]
+
+
+async def test_a_tools_context_variables_stay_its_own() -> None:
+    """The body runs in a copy of the caller's context, as a task of its own would."""
+    import contextvars
+
+    seen: list[str] = []
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="caller")
+
+    @tool
+    async def sets() -> str:
+        """Sets a context variable on both sides of a wait."""
+        seen.append(var.get())
+        var.set("tool, before")
+        await asyncio.sleep(0)
+        var.set("tool, after")
+        return var.get()
+
+    outcome = await Executor(ToolRegistry([sets])).run(ToolCall(name="sets"), ExecutionContext())
+    assert outcome.result == Success("tool, after")
+    assert seen == ["caller"]
+    assert var.get() == "caller"
+
+
+async def test_a_body_that_swallows_its_cancellation_runs_on_unawaited() -> None:
+    """At its deadline the call ends; the body is neither awaited nor frozen: it finishes
+    on its own, in the background."""
+    finished = asyncio.Event()
+
+    @tool(timeout_s=0.05)
+    async def stubborn() -> str:
+        """Ignores its first cancellation, then finishes."""
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.01)
+        finished.set()
+        return "done anyway"
+
+    outcome = await Executor(ToolRegistry([stubborn])).run(
+        ToolCall(name="stubborn"), ExecutionContext()
+    )
+    assert isinstance(outcome.result.failure(), TimedOut)
+    assert not finished.is_set()
+    await asyncio.wait_for(finished.wait(), 5)
+
+
+async def test_many_concurrent_deadlines_all_fire() -> None:
+    """Deadlines share timers; each call still ends at its own, and none leaks."""
+    ex = Executor(ToolRegistry([sleepy, echo]))
+    calls = [ToolCall(name="sleepy", id=f"s{i}") for i in range(50)]
+    calls += [ToolCall(name="echo", id=f"e{i}", arguments={"text": "hi"}) for i in range(50)]
+    outcomes = await ex.run_many(calls, ExecutionContext(), max_concurrency=100)
+    assert all(isinstance(o.result.failure(), TimedOut) for o in outcomes[:50])
+    assert all(o.result == Success("hi") for o in outcomes[50:])
+    assert not ex.invoker._deadlines._slots
+
+
+async def test_the_callers_cancellation_propagates_past_a_stubborn_body() -> None:
+    """A body that swallows cancellation cannot keep the caller's own cancellation."""
+    entered, released = asyncio.Event(), asyncio.Event()
+
+    @tool
+    async def stubborn() -> str:
+        """Ignores cancellation until the test releases it."""
+        entered.set()
+        while not released.is_set():
+            try:
+                await released.wait()
+            except asyncio.CancelledError:
+                continue
+        return "released"
+
+    ex = Executor(ToolRegistry([stubborn]))
+    task = asyncio.ensure_future(ex.run(ToolCall(name="stubborn"), ExecutionContext()))
+    await entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (abandoned,) = ex.invoker._abandoned
+    assert not abandoned.done()
+    released.set()  # the test's own clean-up of the body it abandoned
+    await asyncio.wait_for(abandoned, 5)
+    assert not ex.invoker._abandoned

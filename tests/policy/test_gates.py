@@ -205,6 +205,25 @@ async def test_budgets_and_rate_window_with_a_fake_clock() -> None:
     assert isinstance((await ex.run(flaky_call, CTX)).result, Success)
 
 
+def test_each_budget_limit_says_which_it_is() -> None:
+    """The message is written only when a limit is hit; it still names that limit."""
+    ctx = ExecutionContext(agent="planner", conversation_id="c1")
+    cases = [
+        (Budget(per_agent=1), "agent", "planner may make 1 calls per conversation"),
+        (Budget(per_conversation=1), "conversation", "this conversation may make 1 calls"),
+        (Budget(per_tool={"big": 1}), "tool", "big may be called 1 times per conversation"),
+    ]
+    for budget, limit, says in cases:
+        assert isinstance(budget.consume(ctx, "big"), Success)
+        refused = budget.consume(ctx, "big").failure()
+        assert (refused.limit, refused.message) == (
+            limit,
+            f"budget exceeded: {says}; it resets with a new conversation",
+        )
+        other = ExecutionContext(agent="planner", conversation_id="c2")
+        assert isinstance(budget.consume(other, "big"), Success)
+
+
 def state(breaker: CircuitBreaker) -> str:
     """Read the state afresh (mypy would keep an earlier narrowing of the attribute)."""
     return breaker.state
