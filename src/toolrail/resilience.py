@@ -55,6 +55,9 @@ class BreakerSettings:
     cooldown_s: float = 30.0
 
 
+_ALLOWED: Result[None, CircuitOpen] = Success(None)
+
+
 @dataclass
 class CircuitBreaker:
     """closed → open (after N consecutive failures or a failure rate) → half-open (one probe
@@ -98,7 +101,7 @@ class CircuitBreaker:
                     CircuitOpen(message=f"{self.name} is being probed; try later", tool=self.name)
                 )
             self._probing = True
-        return Success(None)
+        return _ALLOWED
 
     def record(self, ok: bool) -> None:
         if self.state == "half_open":
@@ -326,6 +329,8 @@ class Resilience:
             self._open.add(breaker.name)
         else:
             self._open.discard(breaker.name)
+        if self.on_change is not None:
+            self.on_change(breaker.name, breaker.state)
 
     async def run(
         self,
@@ -335,16 +340,13 @@ class Resilience:
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> tuple[Result[object, ToolError], int]:
         """Invoke through breaker ▸ retry ▸ health; returns the result and attempts made."""
-        breakers = self.breakers_for(tool)
-        held: list[CircuitBreaker] = []
-        for breaker in breakers:
+        held = self.breakers_for(tool)
+        for taken, breaker in enumerate(held):
             allowed = breaker.allow()
             if isinstance(allowed, Failure):
-                for taken in held:
-                    taken.release()
+                for earlier in held[:taken]:
+                    earlier.release()
                 return allowed, 0
-            held.append(breaker)
-        before = [b.state for b in held]
         verdict: bool | None = None
         start = time.perf_counter()
         try:
@@ -362,10 +364,8 @@ class Resilience:
             )
             return result, attempts
         finally:
-            for breaker, was in zip(held, before, strict=True):
+            for breaker in held:
                 if verdict is None:  # cancelled: no verdict on the tool
                     breaker.release()
                 else:
                     breaker.record(verdict)
-                if breaker.state != was and self.on_change is not None:
-                    self.on_change(breaker.name, breaker.state)
