@@ -69,6 +69,8 @@ class CircuitBreaker:
     state: State = "closed"
     _consecutive: int = 0
     _recent: deque[bool] = field(default_factory=deque)
+    _failures: int = 0
+    """How many of `_recent` are failures."""
     _opened_at: float = 0.0
     _probing: bool = False
     watch: Callable[[CircuitBreaker], None] | None = field(default=None, repr=False)
@@ -111,15 +113,20 @@ class CircuitBreaker:
             else:
                 self._open()
             return
-        self._recent.append(ok)
-        if len(self._recent) > self.settings.window:
-            self._recent.popleft()
+        recent = self._recent
+        recent.append(ok)
+        self._failures += not ok
+        if len(recent) > self.settings.window:
+            self._failures -= not recent.popleft()
+        if ok and not self._failures:  # the common case: nothing failing lately
+            self._consecutive = 0
+            return
         self._consecutive = 0 if ok else self._consecutive + 1
         rate = self.settings.failure_rate
         failing_rate = (
             rate is not None
-            and len(self._recent) >= self.settings.min_calls
-            and self._recent.count(False) / len(self._recent) >= rate
+            and len(recent) >= self.settings.min_calls
+            and self._failures / len(recent) >= rate
         )
         if self._consecutive >= self.settings.consecutive_failures or failing_rate:
             self._open()
@@ -141,7 +148,7 @@ class CircuitBreaker:
         self._set("open")
 
     def _close(self) -> None:
-        self._consecutive = 0
+        self._consecutive = self._failures = 0
         self._recent.clear()
         self._set("closed")
 
@@ -277,7 +284,7 @@ class Resilience:
         self.health = health if health is not None else HealthTracker()
         self.on_change = on_change
         self._breakers: dict[str, CircuitBreaker] = {}
-        self._open: set[str] = set()
+        self._not_closed: set[str] = set()
         self._by_tool: dict[str, tuple[frozenset[str], tuple[CircuitBreaker, ...]]] = {}
 
     @classmethod
@@ -309,6 +316,8 @@ class Resilience:
 
     def refusal(self, tool: AnyTool) -> CircuitOpen | None:
         """Why an open circuit would refuse this tool now; takes no probe."""
+        if not self._not_closed:
+            return None
         for breaker in self.breakers_for(tool):
             refused = breaker.refusal()
             if refused is not None:
@@ -317,18 +326,18 @@ class Resilience:
 
     def hidden(self, tool: AnyTool) -> bool:
         """Behind an open circuit that is still cooling down: not shown to models."""
-        return bool(self._open) and any(breaker.hidden for breaker in self.breakers_for(tool))
+        return bool(self._not_closed) and any(b.hidden for b in self.breakers_for(tool))
 
     @property
     def any_open(self) -> bool:
-        """Whether any circuit is open (cooling down or due for a probe)."""
-        return bool(self._open)
+        """Whether any circuit is open or half-open."""
+        return bool(self._not_closed)
 
     def _watch(self, breaker: CircuitBreaker) -> None:
-        if breaker.state == "open":
-            self._open.add(breaker.name)
+        if breaker.state == "closed":
+            self._not_closed.discard(breaker.name)
         else:
-            self._open.discard(breaker.name)
+            self._not_closed.add(breaker.name)
         if self.on_change is not None:
             self.on_change(breaker.name, breaker.state)
 
