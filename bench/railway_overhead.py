@@ -121,7 +121,9 @@ def _noop() -> None:
 
 
 async def main() -> None:
-    timings = await measure({"Executor.run": per_call(False), "Executor.run, gates": per_call(True)})
+    timings = await measure(
+        {"Executor.run": per_call(False), "Executor.run, gates": per_call(True)}
+    )
     report("Railway per call (async tool, no sinks)", timings, baseline="Executor.run")
     await concurrent()
     visible_at()

@@ -8,11 +8,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import executor_overhead, log_throughput, mcp_overhead, serve_overhead
+from bench import (
+    executor_overhead,
+    log_throughput,
+    mcp_overhead,
+    railway_overhead,
+    serve_overhead,
+)
 
 
 async def main() -> None:
     await executor_overhead.main()
+    await railway_overhead.main()
     await log_throughput.main()
     await mcp_overhead.main()
     await serve_overhead.main()
