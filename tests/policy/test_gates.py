@@ -186,6 +186,22 @@ async def test_inline_approver() -> None:
     assert RUNS == ["ls"]
 
 
+async def test_an_approver_that_fails_is_named() -> None:
+    """The caller learns which approver failed and how; the tool did not run."""
+
+    async def ticket_desk(request: ApprovalRequest) -> Approve | Deny:
+        raise ConnectionError("desk closed")
+
+    RUNS.clear()
+    ex = executor(Gates(needs_approval=("shell",), approver=ticket_desk))
+    outcome = await ex.run(ToolCall(name="shell", arguments={"command": ["ls"]}), CTX)
+    error = outcome.result.failure()
+    assert isinstance(error, PermissionDenied)
+    assert "approver failed (ConnectionError) in " in error.message
+    assert "ticket_desk" in error.message
+    assert RUNS == []
+
+
 async def test_budgets_and_rate_window_with_a_fake_clock() -> None:
     """Per-tool and per-conversation limits, and a sliding rate window that frees up."""
     clock = FakeClock()

@@ -195,11 +195,17 @@ class Gates:
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except BaseException as error:  # the approver's failure, not the tool's nor ours
-            log.warning("approver failed", tool=tool.name, error_type=type(error).__name__)
+            approver = getattr(self.approver, "__qualname__", type(self.approver).__name__)
+            log.warning(
+                "approver failed",
+                tool=tool.name,
+                approver=approver,
+                error_type=type(error).__name__,
+            )
             return Failure(
                 PermissionDenied(
                     message=f"{tool.name} did not run: the approver failed "
-                    f"({type(error).__name__}); no approval, no call",
+                    f"({type(error).__name__}) in {approver}; no approval, no call",
                     tool=tool.name,
                 )
             )
