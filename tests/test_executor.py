@@ -461,3 +461,28 @@ async def test_the_callers_cancellation_propagates_past_a_stubborn_body() -> Non
     released.set()  # the test's own clean-up of the body it abandoned
     await asyncio.wait_for(abandoned, 5)
     assert not ex.invoker._abandoned
+
+
+async def test_a_keyboard_interrupt_raised_in_a_worker_thread_is_the_tools() -> None:
+    """A person's Ctrl-C reaches the main thread; one raised by a sync tool on a worker
+    thread is that tool's failure, in either form, and must not escape `run`."""
+
+    @tool
+    def plain() -> str:
+        """Raises KeyboardInterrupt in its worker thread."""
+        raise KeyboardInterrupt
+
+    @tool
+    def functional(args: Echo, ctx: ExecutionContext) -> Result[str, ToolError]:
+        """Raises KeyboardInterrupt in its worker thread."""
+        raise KeyboardInterrupt
+
+    ex = Executor(ToolRegistry([plain, functional]))
+    outcomes = await ex.run_many(
+        [ToolCall(name="plain"), ToolCall(name="functional", arguments={"text": "x"})],
+        ExecutionContext(),
+    )
+    for outcome in outcomes:
+        error = outcome.result.failure()
+        assert isinstance(error, ExecutionFailed)
+        assert error.exception_type == "KeyboardInterrupt"

@@ -17,7 +17,8 @@ Validation comes before the rules because rules may match on arguments
 
 Nothing a tool, its input, an approver or a sink does makes `run` raise. What propagates is
 only the caller's own cancellation of the task awaiting `run` (recorded first, as
-asyncio requires) and `KeyboardInterrupt`.
+asyncio requires) and a `KeyboardInterrupt` on the event loop's thread (a person's Ctrl-C;
+one raised by a sync tool on its worker thread is that tool's failure).
 """
 
 from __future__ import annotations

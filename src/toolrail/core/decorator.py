@@ -165,9 +165,24 @@ def _off_the_loop(
     """A sync functional-form body, run on a worker thread like a sync plain one."""
 
     async def execute(args: Any, ctx: ExecutionContext) -> Any:
-        return await run_sync(fn, args, ctx)
+        ok, value = await _in_worker(fn, args, ctx)
+        return value if ok else Failure(ExecutionFailed.from_exception(value))
 
     return execute
+
+
+async def _in_worker(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+    """`(True, returned)` or `(False, raised)` from `fn` run on a worker thread. Whatever
+    it raises is the tool's, `KeyboardInterrupt` included: a person's Ctrl-C reaches the
+    main thread, never a worker, so it must not be re-raised there as if it were one."""
+
+    def guarded() -> tuple[bool, Any]:
+        try:
+            return True, fn(*args, **kwargs)
+        except BaseException as error:
+            return False, error
+
+    return await run_sync(guarded)
 
 
 def _is_functional(signature: inspect.Signature, hints: dict[str, Any]) -> bool:
@@ -230,8 +245,13 @@ def _plain(
             kwargs = {arg_names[key]: value for key, value in args.__dict__.items()}
         if ctx_param is not None:
             kwargs[ctx_param] = ctx
+        if not is_async:
+            ok, value = await _in_worker(fn, **kwargs)
+            if not ok:
+                return Failure(ExecutionFailed.from_exception(value))
+            return value if isinstance(value, Result) else Success(value)
         try:
-            value = await fn(**kwargs) if is_async else await run_sync(fn, **kwargs)
+            value = await fn(**kwargs)
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except BaseException as error:  # SystemExit, GeneratorExit, ...: the tool failed
