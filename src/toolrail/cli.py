@@ -21,6 +21,7 @@ from toolrail.config import Config, ConfigError, ServeSection, load_tools
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ApprovalRequired
+from toolrail.core.redact import redact
 from toolrail.definitions import tool_definition
 from toolrail.executor import Executor
 from toolrail.jsonish import dumps
@@ -29,7 +30,6 @@ from toolrail.logreader import Entry, format_entry, format_stats, read_entries, 
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Decision, Deny
 from toolrail.policy.gates import Gates
-from toolrail.redact import redact
 from toolrail.registry import AgentToolTable, ToolRegistry
 
 

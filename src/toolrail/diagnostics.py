@@ -3,7 +3,7 @@
 toolrail configures no handler. With none configured, Python's last-resort handler prints
 warnings and errors to stderr and drops the rest; an application that configures logging
 (or structlog's stdlib integration) gets everything, at the levels it chooses. Fields are
-rendered `key=value` after the one redaction policy (`toolrail.redact`) has seen them, and
+rendered `key=value` after the one redaction policy (`core/redact.py`) has seen them, and
 an exception is told as its type and redacted message, never a traceback with locals.
 
     log = get_logger("toolrail.executor")
@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from toolrail.redact import redact, redact_text
+from toolrail.core.redact import redact, redact_text
 
 __all__ = ["Diagnostics", "get_logger"]
 

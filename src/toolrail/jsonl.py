@@ -21,10 +21,10 @@ from returns.result import Failure, Result, Success
 
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import ToolError
+from toolrail.core.redact import cut
 from toolrail.diagnostics import get_logger
 from toolrail.events import ToolCompleted, ToolEvent, ToolFailed
 from toolrail.jsonish import to_json_value
-from toolrail.redact import redact, truncate
 
 log = get_logger("toolrail.jsonl")
 
@@ -130,7 +130,7 @@ class JsonlCallLog:
         return self._fd
 
     def _clean(self, value: object, max_bytes: int) -> object:
-        return truncate(redact(value) if self.redact_secrets else value, max_bytes)
+        return cut(value, max_bytes, redact_secrets=self.redact_secrets)
 
     def _error(self, error: ToolError) -> dict[str, object]:
         """kind, message and model_can_fix always; the case's other fields when they fit."""

@@ -20,6 +20,7 @@ from returns.result import Failure, Success
 
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.control import Complete, EndConversation
+from toolrail.core.redact import redact_text
 from toolrail.diagnostics import get_logger
 from toolrail.events import (
     CircuitStateChanged,
@@ -60,6 +61,10 @@ class ProgressUpdate:
     at: datetime | None = None
     health: Health | None = None
     """On finished lines, when the handler was given a health tracker: the tool's recent record."""
+
+    def __post_init__(self) -> None:
+        # by construction: no line a UI shows can carry a secret from arguments or errors
+        object.__setattr__(self, "text", redact_text(self.text))
 
     @property
     def finished(self) -> bool:

@@ -7,7 +7,7 @@ Two kinds share one interface: `PydanticParameters` for tools written in Python 
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Generic, TypeVar
@@ -20,6 +20,7 @@ from returns.result import Failure, Result, Success
 
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import ArgumentIssue, InvalidArguments
+from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_text
 
 In = TypeVar("In")
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
@@ -68,7 +69,8 @@ def _path(loc: tuple[int | str, ...]) -> str:
 
 
 def _shown(value: object) -> str:
-    text = repr(value)
+    """A rejected value as a model may see it again: redacted, and short."""
+    text = repr(redact(value))
     return text if len(text) <= _MAX_SHOWN_INPUT else text[: _MAX_SHOWN_INPUT - 1] + "…"
 
 
@@ -148,9 +150,15 @@ def _pydantic_issue(detail: ErrorDetails) -> ArgumentIssue:
             message = "required field is missing"
         case "extra_forbidden":
             message = "unexpected field; remove it"
+        case _ if _names_a_secret(detail["loc"]):
+            message = detail["msg"]  # never the rejected value of a secret field
         case _:
             message = f"{detail['msg']} (got {_shown(detail['input'])})"
     return ArgumentIssue(path=path, message=message)
+
+
+def _names_a_secret(loc: Iterable[object]) -> bool:
+    return any(isinstance(part, str) and is_secret_key(part) for part in loc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,9 +207,17 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
             issue = ArgumentIssue(path="$", message=f"could not check arguments: {error}")
             return InvalidArguments.of(tool, (issue,))
         if errors:
-            issues = tuple(ArgumentIssue(path=e.json_path, message=e.message) for e in errors)
+            issues = tuple(ArgumentIssue(path=e.json_path, message=_message(e)) for e in errors)
             return InvalidArguments.of(tool, issues)
         return arguments
 
     def json_schema(self) -> JsonObject:
         return dict(self.schema)
+
+
+def _message(error: Any) -> str:
+    """jsonschema's wording of an issue, without a secret field's rejected value."""
+    message = str(error.message)
+    if _names_a_secret(error.absolute_path):
+        message = message.replace(repr(error.instance), REDACTED)
+    return redact_text(message)

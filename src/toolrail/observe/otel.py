@@ -27,6 +27,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
 
 from returns.result import Success
 
+from toolrail.core.redact import redact
 from toolrail.events import (
     CircuitStateChanged,
     McpServerStateChanged,
@@ -40,7 +41,6 @@ from toolrail.events import (
     ToolStarted,
     ToolUnregistered,
 )
-from toolrail.redact import redact
 
 _MAX_CONTENT = 8192
 

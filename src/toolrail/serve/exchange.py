@@ -22,10 +22,10 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from toolrail.core.errors import ApprovalRequired
+from toolrail.core.redact import redact
 from toolrail.diagnostics import get_logger
 from toolrail.jsonish import dumps
 from toolrail.policy.approvals import ApprovalRequest, Approve, Decision, Deny
-from toolrail.redact import redact
 
 log = get_logger("toolrail.serve")
 

@@ -15,8 +15,8 @@ import mcp_types as types
 from returns.result import Failure, Result, Success
 
 from toolrail.core.errors import ToolError
+from toolrail.core.redact import redact
 from toolrail.jsonish import dumps, to_json_value
-from toolrail.redact import redact
 from toolrail.registry import AnyTool
 
 ERROR_META_KEY = "dev.toolrail/error"
