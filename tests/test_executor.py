@@ -486,3 +486,32 @@ async def test_a_keyboard_interrupt_raised_in_a_worker_thread_is_the_tools() -> 
         error = outcome.result.failure()
         assert isinstance(error, ExecutionFailed)
         assert error.exception_type == "KeyboardInterrupt"
+
+
+async def test_a_cancel_scope_inside_the_tool_is_the_tools_own() -> None:
+    """`asyncio.timeout` (and anyio's scopes, as httpx uses them) cancel the task they run
+    in and take it back: that is the tool's business, not the caller's cancellation."""
+
+    @tool
+    async def recovers() -> str:
+        """Gives up waiting after a moment, and says so."""
+        try:
+            async with asyncio.timeout(0.01):
+                await asyncio.sleep(10)
+        except TimeoutError:
+            return "gave up waiting"
+        return "never"
+
+    @tool
+    async def lets_it_out() -> str:
+        """Lets its own TimeoutError out."""
+        async with asyncio.timeout(0.01):
+            await asyncio.sleep(10)
+        return "never"
+
+    ex = Executor(ToolRegistry([recovers, lets_it_out]))
+    ctx = ExecutionContext()
+    assert (await ex.run(ToolCall(name="recovers"), ctx)).result == Success("gave up waiting")
+    error = (await ex.run(ToolCall(name="lets_it_out"), ctx)).result.failure()
+    assert isinstance(error, ExecutionFailed)
+    assert error.exception_type == "TimeoutError"

@@ -111,17 +111,34 @@ class Invoker:
                     sent = yield waiting_on
                 except asyncio.CancelledError as stop:
                     requested = call.id in self._cancel_requested
-                    self._stop(body, stop, context)
-                    if not (expired or requested) or waiter.uncancel() > 0:
-                        raise  # the caller's own cancellation
-                    if requested:
-                        return Failure(cancelled("a cancel request"))
-                    return Failure(
-                        TimedOut(
-                            message=f"{tool.name} did not finish within {timeout_s:g}s",
-                            timeout_s=timeout_s or 0.0,
+                    if expired or requested:  # ours: the call ends now, whatever the body does
+                        self._stop(body, stop, context)
+                        if waiter.uncancel() > 0:
+                            raise  # the caller cancelled too
+                        if requested:
+                            return Failure(cancelled("a cancel request"))
+                        return Failure(
+                            TimedOut(
+                                message=f"{tool.name} did not finish within {timeout_s:g}s",
+                                timeout_s=timeout_s or 0.0,
+                            )
                         )
-                    )
+                    # The caller's cancellation, or a cancel scope inside the body
+                    # (`asyncio.timeout`, anyio) that takes its cancellation back.
+                    try:
+                        waiting_on = context.run(body.throw, stop)
+                    except StopIteration as finished:
+                        if waiter.cancelling():
+                            raise stop from None  # the caller's: it wins over a late value
+                        scoped: Result[object, ToolError] = finished.value
+                        return scoped
+                    except asyncio.CancelledError:
+                        if waiter.cancelling():
+                            raise  # the caller's own cancellation
+                        return Failure(cancelled("the tool itself"))
+                    if waiter.cancelling():  # the caller's, swallowed: run on without us
+                        self._abandon(body, waiting_on, context)
+                        raise
                 except GeneratorExit:  # the caller's task is being closed
                     body.close()
                     raise
@@ -162,6 +179,16 @@ class Invoker:
             raise
         except BaseException:  # ended: by the cancellation, or with a value nobody wants
             return
+        self._abandon(body, waiting_on, context)
+
+    def _abandon(
+        self,
+        body: Coroutine[Any, Any, Result[object, ToolError]],
+        waiting_on: Any,
+        context: contextvars.Context,
+    ) -> None:
+        """Let a body that would not stop run on as a task of its own, referenced until it
+        ends; nobody awaits it."""
         task = asyncio.get_running_loop().create_task(_resumed(body, waiting_on), context=context)
         self._abandoned.add(task)
         task.add_done_callback(self._forget)
