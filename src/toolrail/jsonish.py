@@ -28,7 +28,10 @@ def _fallback(value: Any) -> Any:
         return dict(value)
     if isinstance(value, bytes | bytearray):
         return value.decode("utf-8", errors="replace")
-    return repr(value)
+    try:
+        return repr(value)
+    except Exception:  # a value whose repr raises is still written, as what it is
+        return f"<{type(value).__name__} (unrepresentable)>"
 
 
 def _fields(value: Any) -> dict[str, Any]:
@@ -41,8 +44,14 @@ def dumps(value: object, *, indent: bool = False) -> bytes:
     try:
         return orjson.dumps(value, default=_fallback, option=options)
     except (TypeError, orjson.JSONEncodeError):
-        # e.g. integers beyond 64 bits, or nesting deeper than orjson allows
-        return orjson.dumps(repr(value), option=options)
+        # e.g. integers beyond 64 bits, nesting deeper than orjson allows, lone surrogates
+        try:
+            text = repr(value)
+        except Exception:
+            text = f"<{type(value).__name__} (unrepresentable)>"
+        if len(text) > 65_536:
+            text = text[:65_536] + "…"
+        return orjson.dumps(text.encode("utf-8", "replace").decode("utf-8"), option=options)
 
 
 def to_json_value(value: object) -> Any:

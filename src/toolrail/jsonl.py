@@ -55,7 +55,11 @@ class JsonlCallLog:
 
     def __call__(self, event: ToolEvent) -> None:
         if isinstance(event, ToolCompleted | ToolFailed):
-            written = self.write(self.entry(event))
+            try:
+                record = self.entry(event)
+            except Exception as error:  # what a tool returned defeated the record: keep the call
+                record = self._minimal(event, error)
+            written = self.write(record)
             if isinstance(written, Failure):
                 log.error(
                     "could not write call log line",
@@ -102,9 +106,35 @@ class JsonlCallLog:
             record["output"] = self._clean(to_json_value(output), self.max_output_bytes)
         return record
 
+    def _minimal(self, event: ToolCompleted | ToolFailed, error: Exception) -> dict[str, Any]:
+        """The fields every line has, when the full record could not be built."""
+        ctx = event.context
+        return {
+            "v": SCHEMA_VERSION,
+            "timestamp": _iso(event.outcome.started_at),
+            "finished_at": _iso(event.at),
+            "call_id": event.call_id,
+            "request_id": ctx.request_id,
+            "conversation_id": ctx.conversation_id,
+            "agent": ctx.agent,
+            "phase": ctx.phase,
+            "tool": event.tool,
+            "source": event.source,
+            "args": None,
+            "status": "success" if isinstance(event, ToolCompleted) else "failure",
+            "duration_ms": round(event.outcome.duration_ms, 3),
+            "attempts": event.outcome.attempts,
+            "trace": {"call_stack": list(ctx.call_stack), "batch_id": ctx.batch_id},
+            "record_error": f"{type(error).__name__}: the full record could not be built",
+        }
+
     def write(self, record: Mapping[str, Any]) -> Result[None, OSError]:
-        """Append one record as one line; a failure is returned, never raised."""
-        line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+        """Append one record as one line; a failure is returned, never raised. Text that is
+        not valid UTF-8 (lone surrogates) is written with replacement characters."""
+        try:
+            line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+        except (TypeError, orjson.JSONEncodeError):
+            line = orjson.dumps(_valid(record), option=orjson.OPT_APPEND_NEWLINE)
         with self._lock:
             try:
                 fd = self._fd_for(self._clock().date())
@@ -113,6 +143,16 @@ class JsonlCallLog:
                 return Failure(error)
         return Success(None)
 
+    def _moved(self) -> bool:
+        """Whether the open file is no longer the one at its path."""
+        assert self._fd is not None
+        assert self._day is not None
+        try:
+            at_path = os.stat(self.path_for(self._day))
+        except FileNotFoundError:
+            return True
+        return at_path.st_ino != os.fstat(self._fd).st_ino
+
     def close(self) -> None:
         with self._lock:
             if self._fd is not None:
@@ -120,12 +160,15 @@ class JsonlCallLog:
                 self._fd, self._day = None, None
 
     def _fd_for(self, day: date) -> int:
+        if self._fd is not None and self._moved():  # renamed away (logrotate): a new file
+            os.close(self._fd)
+            self._fd = None
         if self._fd is None or day != self._day:  # first line, or past UTC midnight
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
             self.directory.mkdir(parents=True, exist_ok=True)
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
             self._fd, self._day = os.open(self.path_for(day), flags, 0o644), day
         return self._fd
 
@@ -150,7 +193,7 @@ class JsonlCallLog:
 
 def append_whole_line(path: Path, line: bytes) -> None:
     """Append one line to `path` whole or not at all (for small stores beside the log)."""
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags, 0o644)
     try:
         _append_whole(fd, line)
@@ -159,10 +202,14 @@ def append_whole_line(path: Path, line: bytes) -> None:
 
 
 def _append_whole(fd: int, line: bytes) -> None:
-    """Write `line` at the end of the file, or nothing: undo a partial write."""
+    """Write `line` at the end of the file, or nothing: undo a partial write. A partial
+    line left by a writer that was killed is ended first, so this line stays whole."""
     fcntl.flock(fd, fcntl.LOCK_EX)
     written = 0
     try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
         while written < len(line):
             written += os.write(fd, line[written:])
     except OSError:
@@ -171,6 +218,19 @@ def _append_whole(fd: int, line: bytes) -> None:
         raise
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _valid(value: object, depth: int = 0) -> object:
+    """JSON data with every string made valid UTF-8 (lone surrogates replaced)."""
+    if depth > 200:
+        return "[TOO DEEP]"
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {str(_valid(k, depth + 1)): _valid(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_valid(item, depth + 1) for item in value]
+    return value
 
 
 def _iso(moment: datetime) -> str:

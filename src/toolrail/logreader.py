@@ -76,13 +76,13 @@ def stats(entries: Iterable[Entry]) -> list[ToolStats]:
     last_failure: dict[str, str] = {}
     for entry in entries:
         tool = str(entry.get("tool", "?"))
-        durations[tool].append(float(entry.get("duration_ms", 0.0)))
+        durations[tool].append(_number(entry.get("duration_ms")))
         if entry.get("status") == "failure":
             failures[tool] += 1
-            error = entry.get("error") or {}
+            error = _error(entry)
             errors[tool][str(error.get("kind", "?"))] += 1
-            message = str(error.get("message", "")).strip().splitlines() or [""]
-            last_failure[tool] = f"{entry.get('timestamp', '?')} {message[0]}"
+            message = " ".join(str(error.get("message", "")).split())
+            last_failure[tool] = f"{entry.get('timestamp', '?')} {message}"
     result = [
         ToolStats(
             tool,
@@ -96,6 +96,19 @@ def stats(entries: Iterable[Entry]) -> list[ToolStats]:
         for tool, values in durations.items()
     ]
     return sorted(result, key=lambda s: (-s.calls, s.tool))
+
+
+def _error(entry: Entry) -> dict[str, Any]:
+    error = entry.get("error")
+    return error if isinstance(error, dict) else {}
+
+
+def _number(value: object) -> float:
+    """A duration as written, or 0 for a line some other writer got wrong."""
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def format_stats(rows: list[ToolStats]) -> str:
@@ -116,13 +129,13 @@ def format_entry(entry: Entry) -> str:
     """One line per entry for `toolrail logs tail|show`."""
     if entry.get("status") == "success":
         mark, detail = "✔", orjson.dumps(entry.get("output")).decode()
-    else:
-        error = entry.get("error") or {}
-        message = str(error.get("message", "")).strip().splitlines() or [""]
-        mark, detail = "✖", f"{error.get('kind', '?')}: {message[0]}"
-    if len(detail) > 100:
-        detail = detail[:99] + "…"
+        if len(detail) > 100:
+            detail = detail[:99] + "…"
+    else:  # the whole failure: the issue a message leads up to is often on a later line
+        error = _error(entry)
+        message = " ".join(str(error.get("message", "")).split())
+        mark, detail = "✖", f"{error.get('kind', '?')}: {message}"
     return (
         f"{entry.get('timestamp', '?')} {mark} {entry.get('agent', '?')}/"
-        f"{entry.get('tool', '?')} {float(entry.get('duration_ms', 0)):.1f}ms  {detail}"
+        f"{entry.get('tool', '?')} {_number(entry.get('duration_ms')):.1f}ms  {detail}"
     )

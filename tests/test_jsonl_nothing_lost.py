@@ -1,0 +1,122 @@
+"""Every call leaves exactly one valid line, whatever its content, a killed writer or a
+rotation (issue 9, 'nothing is lost')."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from returns.result import Success
+
+from toolrail import ExecutionContext, Executor, JsonlCallLog, ToolCall, ToolRegistry, tool
+from toolrail.cli import main
+from toolrail.logreader import read_entries
+
+pytestmark = pytest.mark.anyio
+
+
+class BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr for you")
+
+
+def deep(levels: int) -> object:
+    value: object = "bottom"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+OUTPUTS: dict[str, object] = {
+    "lone surrogate": "broken \ud800 text",
+    "surrogate key": {"\udfff": 1},
+    "raising repr": BadRepr(),
+    "raising repr inside": {"x": [BadRepr()]},
+    "deep nesting": deep(2000),
+    "huge int": 2**100,
+}
+
+
+def lines(directory: Path) -> list[dict[str, object]]:
+    found = []
+    for path in directory.glob("tool-calls-*.jsonl"):
+        found += [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    return found
+
+
+async def test_any_output_id_or_name_leaves_one_valid_line(tmp_path: Path) -> None:
+    @tool
+    def weird(kind: str) -> object:
+        """Returns something hard to record."""
+        return OUTPUTS[kind]
+
+    log = JsonlCallLog(tmp_path)
+    ex = Executor(ToolRegistry([weird]), sinks=[log])
+    ctx = ExecutionContext()
+    for kind in OUTPUTS:
+        outcome = await ex.run(ToolCall(name="weird", arguments={"kind": kind}), ctx)
+        assert isinstance(outcome.result, Success)
+    await ex.run(ToolCall(id="id-\ud800", name="weird\udc00", arguments="{}"), ctx)
+    log.close()
+    recorded = lines(tmp_path)
+    assert len(recorded) == len(OUTPUTS) + 1
+    assert {e["status"] for e in recorded[:-1]} == {"success"}
+
+
+def test_a_partial_line_from_a_killed_writer_does_not_swallow_the_next(tmp_path: Path) -> None:
+    log = JsonlCallLog(tmp_path)
+    path = log.current_path
+    tmp_path.mkdir(exist_ok=True)
+    path.write_bytes(b'{"v": 1, "tool": "killed mid-li')  # what kill -9 leaves behind
+    assert isinstance(log.write({"v": 1, "tool": "next"}), Success)
+    log.close()
+    raw = path.read_bytes().splitlines()
+    assert orjson.loads(raw[-1]) == {"v": 1, "tool": "next"}
+    assert [e["tool"] for e in read_entries(tmp_path)] == ["next"]  # the partial one skipped
+
+
+def test_after_an_external_rotation_lines_go_to_the_new_file(tmp_path: Path) -> None:
+    log = JsonlCallLog(tmp_path)
+    log.write({"v": 1, "n": 1})
+    rotated = tmp_path / "rotated.jsonl.1"
+    os.rename(log.current_path, rotated)  # what logrotate does
+    log.write({"v": 1, "n": 2})
+    log.close()
+    assert [orjson.loads(x)["n"] for x in rotated.read_bytes().splitlines()] == [1]
+    assert [orjson.loads(x)["n"] for x in log.current_path.read_bytes().splitlines()] == [2]
+
+
+def test_logs_stats_survives_malformed_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "tool-calls-2026-01-01.jsonl"
+    path.write_bytes(
+        b'{"tool": "a", "duration_ms": "not a number", "status": "failure", "error": "x"}\n'
+        b"[1, 2]\nnot json at all\n"
+        b'{"tool": "a", "duration_ms": 3, "status": "failure", '
+        b'"error": {"kind": "invalid_arguments", "message": "bad:\\n- $.n: too big"}}\n'
+    )
+    assert main(["logs", "stats", "--dir", str(tmp_path)]) == 0
+    assert main(["logs", "tail", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "$.n: too big" in out  # the whole failure, not its first line
+
+
+def test_a_writer_killed_mid_line_in_another_process(tmp_path: Path) -> None:
+    program = (
+        "import os, sys\n"
+        "from toolrail import JsonlCallLog\n"
+        "log = JsonlCallLog(sys.argv[1])\n"
+        "fd = os.open(log.current_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)\n"
+        "os.write(fd, b'{\"half\": ')\n"
+        "os.kill(os.getpid(), 9)\n"
+    )
+    subprocess.run([sys.executable, "-c", program, str(tmp_path)], check=False, timeout=60)
+    log = JsonlCallLog(tmp_path)
+    log.write({"v": 1, "after": True})
+    log.close()
+    assert [e.get("after") for e in read_entries(tmp_path)] == [True]
