@@ -436,10 +436,11 @@ async def test_many_concurrent_deadlines_all_fire() -> None:
 
 
 async def test_the_callers_cancellation_propagates_past_a_stubborn_body() -> None:
-    """A body that swallows cancellation cannot keep the caller's own cancellation."""
+    """A body that swallows cancellation keeps the caller's own cancellation at most until
+    its deadline; then the body is abandoned and the cancellation goes on."""
     entered, released = asyncio.Event(), asyncio.Event()
 
-    @tool
+    @tool(timeout_s=0.1)
     async def stubborn() -> str:
         """Ignores cancellation until the test releases it."""
         entered.set()

@@ -94,7 +94,8 @@ class Invoker:
         until it ends or its deadline. The deadline (like `Executor.cancel`) cancels the
         caller's task, which throws into the body; a body that waits again after that has
         swallowed its cancellation: it goes on as a task of its own, abandoned, and the call
-        ends at once."""
+        ends at once. Any other cancellation (the caller's, or a cancel scope inside the
+        body) is the body's to handle, as under a plain `await`."""
         timeout_s = tool.timeout_s or self.default_timeout_s
         expired = False
 
@@ -106,6 +107,9 @@ class Invoker:
         timer = self._deadlines.add(timeout_s, expire) if timeout_s else None
         self._running[call.id] = waiter
         try:
+            foreign = False  # a cancellation that is not ours went into the body
+            step: Callable[[Any], Any]
+            value: Any
             while True:
                 try:
                     sent = yield waiting_on
@@ -124,40 +128,29 @@ class Invoker:
                             )
                         )
                     # The caller's cancellation, or a cancel scope inside the body
-                    # (`asyncio.timeout`, anyio) that takes its cancellation back.
-                    try:
-                        waiting_on = context.run(body.throw, stop)
-                    except StopIteration as finished:
-                        if waiter.cancelling():
-                            raise stop from None  # the caller's: it wins over a late value
-                        scoped: Result[object, ToolError] = finished.value
-                        return scoped
-                    except asyncio.CancelledError:
-                        if waiter.cancelling():
-                            raise  # the caller's own cancellation
-                        return Failure(cancelled("the tool itself"))
-                    if waiter.cancelling():  # the caller's, swallowed: run on without us
-                        self._abandon(body, waiting_on, context)
-                        raise
+                    # (`asyncio.timeout`, anyio) that will take it back: the body handles
+                    # it, as under a plain await; the caller's is raised when the body
+                    # ends — at the latest at the deadline.
+                    foreign = True
+                    step, value = body.throw, stop
                 except GeneratorExit:  # the caller's task is being closed
                     body.close()
                     raise
                 except BaseException as error:  # anything else a task throws in: the body's
-                    try:
-                        waiting_on = context.run(body.throw, error)
-                    except StopIteration as finished:
-                        thrown: Result[object, ToolError] = finished.value
-                        return thrown
-                    except asyncio.CancelledError:
-                        return Failure(cancelled("the tool itself"))
+                    step, value = body.throw, error
                 else:
-                    try:
-                        waiting_on = context.run(body.send, sent)
-                    except StopIteration as finished:
-                        result: Result[object, ToolError] = finished.value
-                        return result
-                    except asyncio.CancelledError:
-                        return Failure(cancelled("the tool itself"))
+                    step, value = body.send, sent
+                try:
+                    waiting_on = context.run(step, value)
+                except StopIteration as finished:
+                    if foreign and waiter.cancelling():
+                        raise asyncio.CancelledError from None  # the caller's wins
+                    result: Result[object, ToolError] = finished.value
+                    return result
+                except asyncio.CancelledError:
+                    if foreign and waiter.cancelling():
+                        raise  # the caller's own cancellation
+                    return Failure(cancelled("the tool itself"))
         finally:
             if timer is not None:
                 self._deadlines.remove(timer, expire)
