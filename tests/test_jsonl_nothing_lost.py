@@ -120,3 +120,26 @@ def test_a_writer_killed_mid_line_in_another_process(tmp_path: Path) -> None:
     log.write({"v": 1, "after": True})
     log.close()
     assert [e.get("after") for e in read_entries(tmp_path)] == [True]
+
+
+def test_a_minimal_line_is_still_schema_valid(tmp_path: Path) -> None:
+    import json
+
+    import jsonschema
+
+    from toolrail.core.call import ToolOutcome
+    from toolrail.events import ToolCompleted
+
+    schema = json.loads(
+        (Path(__file__).parent.parent / "schemas" / "tool-call-log-entry.schema.json").read_text()
+    )
+    log = JsonlCallLog(tmp_path)
+    ctx = ExecutionContext()
+    from datetime import UTC, datetime
+
+    outcome = ToolOutcome(
+        call=ToolCall(name="t"), result=Success(1), started_at=datetime.now(UTC), duration_ms=1
+    )
+    event = ToolCompleted(call_id="c", tool="t", context=ctx, outcome=outcome)
+    record = log._minimal(event, ValueError("x"))
+    jsonschema.validate(record, schema)

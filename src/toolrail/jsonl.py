@@ -124,8 +124,23 @@ class JsonlCallLog:
             "status": "success" if isinstance(event, ToolCompleted) else "failure",
             "duration_ms": round(event.outcome.duration_ms, 3),
             "attempts": event.outcome.attempts,
-            "trace": {"call_stack": list(ctx.call_stack), "batch_id": ctx.batch_id},
+            "trace": {
+                "call_stack": list(ctx.call_stack),
+                "batch_id": ctx.batch_id,
+                "trace_id": ctx.trace_id,
+            },
             "record_error": f"{type(error).__name__}: the full record could not be built",
+            **(
+                {"output_type": "unrecorded", "output": None}
+                if isinstance(event, ToolCompleted)
+                else {
+                    "error": {
+                        "kind": event.error.kind,
+                        "message": "(not recorded)",
+                        "model_can_fix": event.error.model_can_fix,
+                    }
+                }
+            ),
         }
 
     def write(self, record: Mapping[str, Any]) -> Result[None, OSError]:
