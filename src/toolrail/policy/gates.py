@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
@@ -116,7 +116,7 @@ class Gates:
         """Pass the gates in order; `Success` carries the arguments to run with (an
         approver may have edited them). `approved`: a person approved this very call
         (`Executor.resume`), so the approval gate does not ask again."""
-        plain = plain_arguments(arguments)
+        plain = _Plain(arguments)
         rules = self.rules_for(ctx.agent)
         decision = rules.decide(tool.name, plain)
         if decision.verdict == "deny":
@@ -174,7 +174,7 @@ class Gates:
         reason = f"the rule {rule!r} asks for approval" if rule else f"{tool.name} needs approval"
         request = ApprovalRequest(
             tool=tool.name,
-            arguments=plain,
+            arguments=dict(plain),
             reason=reason,
             agent=ctx.agent,
             conversation_id=ctx.conversation_id,
@@ -276,6 +276,31 @@ def plain_arguments(arguments: object) -> dict[str, Any]:
     if isinstance(arguments, Mapping):
         return dict(arguments)
     return {}
+
+
+class _Plain(Mapping[str, Any]):
+    """Validated arguments as plain JSON data, made only when a rule first reads them
+    (most calls meet no rule that looks at arguments)."""
+
+    __slots__ = ("_arguments", "_data")
+
+    def __init__(self, arguments: object) -> None:
+        self._arguments = arguments
+        self._data: dict[str, Any] | None = None
+
+    def _plain(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = plain_arguments(self._arguments)
+        return self._data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._plain()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._plain())
+
+    def __len__(self) -> int:
+        return len(self._plain())
 
 
 def _revalidate(tool: AnyTool, edited: Mapping[str, Any]) -> Result[object, ToolError]:
