@@ -14,6 +14,9 @@ from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import BudgetExceeded
 
 
+_SPENT: Result[None, BudgetExceeded] = Success(None)
+
+
 @dataclass
 class Budget:
     """Limits on calls; `consume` counts a call or says which limit it would break.
@@ -61,7 +64,7 @@ class Budget:
             recent.append(now)
         for key, _ in limits:
             counts[key] += 1
-        return Success(None)
+        return _SPENT
 
 
 def _exceeded(key: tuple[str, ...], limit: int) -> BudgetExceeded:
