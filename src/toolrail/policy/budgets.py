@@ -13,7 +13,6 @@ from returns.result import Failure, Result, Success
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import BudgetExceeded
 
-
 _SPENT: Result[None, BudgetExceeded] = Success(None)
 
 
