@@ -5,10 +5,13 @@ The body runs in the caller's own task, stepped by hand with its own copy of the
 waiting costs no timer. At the deadline (or on `Executor.cancel`) the caller's task is
 cancelled, which throws into the body, and the call ends *at once*: a body that swallows its
 cancellation and waits again goes on as a task of its own, abandoned — nobody waits for it.
-What propagates out of `invoke` is only the caller's own cancellation and
-`KeyboardInterrupt`; whatever else a body raises (any `Exception`, `SystemExit`,
-`GeneratorExit`, other `BaseException`s) or returns instead of a `Result` becomes a
-`ToolError`.
+Any other cancellation — the caller's, or a cancel scope inside the body (`asyncio.timeout`,
+anyio's, as httpx and the MCP SDK use them) — is the body's to handle, as under a plain
+`await`; the caller's propagates once the body ends, at the latest at the deadline.
+Deadlines share loop timers, one per 10 ms slot. What propagates out of `invoke` is only
+the caller's own cancellation and `KeyboardInterrupt`; whatever else a body raises (any
+`Exception`, `SystemExit`, `GeneratorExit`, other `BaseException`s) or returns instead of a
+`Result` becomes a `ToolError`.
 
 `Invoker` owns the only mutable state this needs — which task awaits which call, which
 calls were asked to stop, and the bodies abandoned after their deadline.
