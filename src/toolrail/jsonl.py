@@ -153,7 +153,7 @@ class JsonlCallLog:
         with self._lock:
             try:
                 fd = self._fd_for(self._clock().date())
-                _append_whole(fd, line)
+                append_whole(fd, line)
             except OSError as error:
                 return Failure(error)
         return Success(None)
@@ -206,17 +206,7 @@ class JsonlCallLog:
         return record
 
 
-def append_whole_line(path: Path, line: bytes) -> None:
-    """Append one line to `path` whole or not at all (for small stores beside the log)."""
-    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags, 0o644)
-    try:
-        _append_whole(fd, line)
-    finally:
-        os.close(fd)
-
-
-def _append_whole(fd: int, line: bytes) -> None:
+def append_whole(fd: int, line: bytes) -> None:
     """Write `line` at the end of the file, or nothing: undo a partial write. A partial
     line left by a writer that was killed is ended first, so this line stays whole."""
     fcntl.flock(fd, fcntl.LOCK_EX)

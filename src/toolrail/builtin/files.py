@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from toolrail.builtin.paths import inside
+from toolrail.builtin.paths import Refused, directory_of, open_inside
 from toolrail.core.context import ExecutionContext
 from toolrail.core.decorator import tool
 from toolrail.core.errors import ExecutionFailed, ToolError
 from toolrail.core.tool import Tool, ToolAnnotations
 
 MAX_READ_BYTES = 256_000
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 MAX_LISTING = 500
 CONTEXT_FILES = ("PROJECT.md", "CONTEXT.md", "AGENTS.md")
 
@@ -26,29 +29,38 @@ def _refused(message: str) -> Failure[ToolError]:
 
 
 def _read(root: Path, path: str, max_bytes: int) -> Result[object, ToolError]:
-    found = inside(root, path)
-    if isinstance(found, Failure):
-        return _refused(found.failure())
-    target = found.unwrap()
-    if target.is_dir():
-        entries = sorted(target.iterdir(), key=lambda p: p.name)
-        names = [f"{p.name}/" if p.is_dir() else p.name for p in entries[:MAX_LISTING]]
-        more = len(entries) - len(names)
-        return Success({"directory": path, "entries": names, "more": max(more, 0)})
-    if not target.is_file():
-        return _refused(f"{path!r} does not exist in the project")
     try:
-        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+        fd = open_inside(root, path)
+    except Refused as refused:
+        return _refused(str(refused))
+    try:
+        held = os.fstat(fd)
+        if stat.S_ISDIR(held.st_mode):
+            return Success(_listing(fd, path))
+        if not stat.S_ISREG(held.st_mode):
+            return _refused(f"{path!r} is not a regular file")
+        data = os.read(fd, max_bytes + 1)
     except OSError as error:
         return _refused(f"cannot read {path!r}: {error.strerror}")
+    finally:
+        os.close(fd)
     if b"\x00" in data[:8192]:
         return _refused(f"{path!r} is a binary file")
     text = data[:max_bytes].decode("utf-8", errors="replace")
     if len(data) > max_bytes:
-        return Success(f"{text}\n…[cut at {max_bytes} bytes of {target.stat().st_size}]")
+        return Success(f"{text}\n…[cut at {max_bytes} bytes of {held.st_size}]")
     return Success(text)
+
+
+def _listing(fd: int, path: str) -> dict[str, object]:
+    """A directory's entries, from the handle we hold (links are listed, not followed)."""
+    with os.scandir(os.dup(fd)) as found:
+        entries = sorted(
+            (e.name + ("/" if e.is_dir(follow_symlinks=False) else "") for e in found),
+            key=lambda name: name.rstrip("/"),
+        )
+    names = entries[:MAX_LISTING]
+    return {"directory": path, "entries": names, "more": max(len(entries) - len(names), 0)}
 
 
 @tool(
@@ -98,28 +110,47 @@ def make_write_context_file(
 
 
 def _write_atomic(root: Path, path: str, content: str) -> Result[object, ToolError]:
-    found = inside(root, path)
-    if isinstance(found, Failure):
-        return _refused(found.failure())
-    target = root.resolve() / path  # the link itself, not where it points
-    if target.is_symlink():
-        return _refused(f"{path!r} is a symlink; context files are never written through one")
-    target = found.unwrap()
+    """Write a temporary file beside the target through the directory handle, then rename
+    it over the target in that same directory: no name is looked up twice, no link is
+    followed, and an existing file keeps its mode."""
+    data = content.encode("utf-8")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(content)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, target)
-        finally:
-            if os.path.exists(temp):
-                os.unlink(temp)
+        with directory_of(root, path, create=True) as (parent, name):
+            mode = _existing_mode(parent, name, path)
+            temp = f".{name}.{secrets.token_hex(8)}"
+            fd = os.open(temp, _NEW_FILE, 0o600, dir_fd=parent)
+            try:
+                os.fchmod(fd, mode)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+                os.close(fd)
+                fd = -1
+                os.replace(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
+            finally:
+                if fd >= 0:
+                    os.close(fd)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temp, dir_fd=parent)
+    except Refused as refused:
+        return _refused(str(refused))
     except OSError as error:
         return Failure(ExecutionFailed(message=f"cannot write {path!r}: {error.strerror}"))
-    return Success({"written": path, "bytes": len(content.encode())})
+    return Success({"written": path, "bytes": len(data)})
+
+
+def _existing_mode(parent: int, name: str, path: str) -> int:
+    """The mode to give the new file: the existing one's, else 0644. A symlink is refused."""
+    try:
+        found = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return 0o644
+    if stat.S_ISLNK(found.st_mode):
+        raise Refused(f"{path!r} is a symlink; context files are never written through one")
+    if not stat.S_ISREG(found.st_mode):
+        raise Refused(f"{path!r} is not a regular file")
+    return stat.S_IMODE(found.st_mode)
 
 
 write_context_file = make_write_context_file()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -10,11 +11,12 @@ import orjson
 from pydantic import Field, StringConstraints
 from returns.result import Failure, Result, Success
 
+from toolrail.builtin.paths import Refused, open_inside
 from toolrail.core.context import ExecutionContext
 from toolrail.core.decorator import tool
 from toolrail.core.errors import ExecutionFailed, ToolError
 from toolrail.core.tool import ToolAnnotations
-from toolrail.jsonl import append_whole_line
+from toolrail.jsonl import append_whole
 
 LESSONS = Path(".toolrail") / "lessons.jsonl"
 Scope = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_:-]{1,64}$")]
@@ -34,7 +36,6 @@ def learn(
         lesson: what was learned, in a few sentences
         scope: where it applies, e.g. "project", "agent:planner", "tool:shell"
     """
-    path = ctx.project_root / LESSONS
     record = {
         "at": datetime.now(UTC).isoformat(),
         "agent": ctx.agent,
@@ -43,9 +44,16 @@ def learn(
         "scope": scope,
         "conversation_id": ctx.conversation_id,
     }
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        append_whole_line(path, orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
+    line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    try:  # through the containment primitive: never through a link, never outside
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
+        fd = open_inside(ctx.project_root, LESSONS.as_posix(), flags, create_dirs=True)
+        try:
+            append_whole(fd, line)
+        finally:
+            os.close(fd)
+    except Refused as refused:
+        return Failure(ExecutionFailed(message=f"cannot record the lesson: {refused}"))
     except OSError as error:
         return Failure(ExecutionFailed(message=f"cannot record the lesson: {error.strerror}"))
     return Success({"recorded": title, "scope": scope})

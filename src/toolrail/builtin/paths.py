@@ -1,19 +1,38 @@
 """Containment: a path a model names is used only if it stays inside the project root.
 
-Decided on resolved paths, component by component (`Path.is_relative_to`, never string
-prefixes), so `../`, absolute paths, `~`, NUL bytes, sibling directories sharing a prefix
-with the root and symlinks pointing out are all refused.
+One primitive, `open_inside`, checks and opens in one step: from a handle on the root it
+opens each component relative to the one before (`openat`: `os.open(..., dir_fd=...)`)
+with `O_NOFOLLOW`, so a symlink anywhere on the way — planted before, or swapped in while
+we work — is refused, never followed; then it checks the file it holds (`fstat`): a regular
+file with a second hard link (possibly to a file outside) is refused too. Nothing is
+decided on a path string that something else could change before it is used.
+
+`inside` is the string check both start with: empty, NUL bytes, `~`, absolute paths and
+`..` are refused before anything is opened.
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from returns.result import Failure, Result, Success
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
-def inside(root: Path, requested: str) -> Result[Path, str]:
-    """The resolved path of `requested` under `root`, or why it is refused."""
+
+class Refused(Exception):
+    """A path that may not be used; the message says why, for the model."""
+
+
+def parts_of(requested: str) -> Result[tuple[str, ...], str]:
+    """The components of a relative path, or why the path is refused before any I/O."""
     if not requested or not requested.strip():
         return Failure("give a path relative to the project root")
     if "\x00" in requested:
@@ -25,11 +44,99 @@ def inside(root: Path, requested: str) -> Result[Path, str]:
         return Failure(f"{requested!r} is absolute; give a path relative to the project root")
     if ".." in pure.parts:
         return Failure(f"{requested!r} climbs out with '..'; stay inside the project root")
+    return Success(tuple(part for part in pure.parts if part not in ("", ".")))
+
+
+def inside(root: Path, requested: str) -> Result[Path, str]:
+    """The resolved path of `requested` under `root`, or why it is refused. A check on
+    names only: use `open_inside` to act on the file."""
+    parts = parts_of(requested)
+    if isinstance(parts, Failure):
+        return Failure(parts.failure())
     try:
         base = root.resolve(strict=True)
-        resolved = (base / pure).resolve(strict=False)
+        resolved = base.joinpath(*parts.unwrap()).resolve(strict=False)
     except (OSError, RuntimeError) as error:  # RuntimeError: a symlink loop
         return Failure(f"cannot resolve {requested!r}: {error}")
     if resolved != base and not resolved.is_relative_to(base):
         return Failure(f"{requested!r} leads outside the project root (through a symlink)")
     return Success(resolved)
+
+
+@contextmanager
+def directory_of(root: Path, requested: str, *, create: bool = False) -> Iterator[tuple[int, str]]:
+    """A handle on the directory that holds `requested`, opened component by component
+    without following links, and the last component's name; `create` makes missing
+    directories. Raises `Refused`."""
+    parts = parts_of(requested)
+    if isinstance(parts, Failure):
+        raise Refused(parts.failure())
+    names = parts.unwrap()
+    try:
+        fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    except OSError as error:
+        raise Refused(f"cannot open the project root: {error.strerror}") from error
+    try:
+        for name in names[:-1]:
+            child = _step(fd, name, requested, create)
+            os.close(fd)
+            fd = child
+        yield fd, (names[-1] if names else ".")
+    finally:
+        os.close(fd)
+
+
+def _step(parent: int, name: str, requested: str, create: bool) -> int:
+    """Open directory `name` under `parent`, never through a link."""
+    try:
+        try:
+            child = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=parent)
+        except FileNotFoundError:
+            if not create:
+                raise
+            os.mkdir(name, 0o755, dir_fd=parent)
+            child = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=parent)
+    except OSError as error:
+        if error.errno == errno.ENOTDIR and _is_link(parent, name):
+            error = OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+        raise _refusal(error, requested) from error
+    return child
+
+
+def _is_link(parent: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def open_inside(
+    root: Path,
+    requested: str,
+    flags: int = os.O_RDONLY,
+    *,
+    mode: int = 0o644,
+    create_dirs: bool = False,
+) -> int:
+    """A file descriptor for `requested` under `root`, opened without following any link,
+    and checked once open: not a hard link shared with another name. Raises `Refused`."""
+    with directory_of(root, requested, create=create_dirs) as (parent, name):
+        try:
+            fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC, mode, dir_fd=parent)
+        except OSError as error:
+            raise _refusal(error, requested) from error
+    held = os.fstat(fd)
+    if stat.S_ISREG(held.st_mode) and held.st_nlink > 1:
+        os.close(fd)
+        raise Refused(f"{requested!r} is a hard link; files with several names are not used")
+    return fd
+
+
+def _refusal(error: OSError, requested: str) -> Refused:
+    if error.errno in (errno.ELOOP, errno.EMLINK):
+        return Refused(f"{requested!r} goes through a symlink; links are never followed")
+    if error.errno == errno.ENOTDIR:
+        return Refused(f"{requested!r}: a part of it is not a directory")
+    if error.errno == errno.ENOENT:
+        return Refused(f"{requested!r} does not exist in the project")
+    return Refused(f"cannot open {requested!r}: {error.strerror}")
