@@ -7,7 +7,6 @@ import asyncio
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import orjson
@@ -321,6 +320,8 @@ async def test_no_base_exception_escapes_run() -> None:
 async def test_a_tool_that_swallows_cancellation_times_out_at_its_deadline() -> None:
     """#9: it ran past a 0.3 s deadline and returned Success after 2 s."""
 
+    finished = asyncio.Event()
+
     @tool(timeout_s=0.2)
     async def stubborn() -> str:
         """Ignores cancellation."""
@@ -329,13 +330,13 @@ async def test_a_tool_that_swallows_cancellation_times_out_at_its_deadline() -> 
                 await asyncio.sleep(0.05)
             except asyncio.CancelledError:
                 continue
+        finished.set()
         return "finished anyway"
 
     ex = Executor(ToolRegistry([stubborn]))
-    start = time.monotonic()
     outcome = await ex.run(ToolCall(name="stubborn"), CTX)
     assert isinstance(outcome.result.failure(), TimedOut)
-    assert time.monotonic() - start < 1.5  # well before the body's own 2 s
+    assert not finished.is_set()  # the outcome came at the deadline, not when the body ended
 
 
 async def test_a_sync_functional_tool_works() -> None:
@@ -369,7 +370,7 @@ async def test_stuck_sync_tools_do_not_starve_the_rest_nor_block_exit() -> None:
         @tool(timeout_s=0.1)
         def stuck() -> str:
             '''Blocks until released (never).'''
-            release.wait(30)
+            release.wait(600)
             return "late"
 
         @tool
@@ -388,7 +389,6 @@ async def test_stuck_sync_tools_do_not_starve_the_rest_nor_block_exit() -> None:
         asyncio.run(main())
         """
     )
-    start = time.monotonic()
     done = await asyncio.to_thread(
         subprocess.run,
         [sys.executable, "-c", program],
@@ -398,8 +398,9 @@ async def test_stuck_sync_tools_do_not_starve_the_rest_nor_block_exit() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+    # the stuck threads wait 600 s: had exit waited for them, the 60 s bound above would
+    # have stopped the run; it returned, with its output
     assert done.stdout.splitlines() == ["['timed_out']", "<Success: quick>"]
-    assert time.monotonic() - start < 25  # exit did not wait for the stuck threads
 
 
 async def test_cancel_ends_a_call_even_if_the_tool_ignores_it() -> None:

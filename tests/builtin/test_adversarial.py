@@ -238,7 +238,15 @@ async def test_shell_timeout_and_output_cap(project: Path) -> None:
             Executor(ToolRegistry([capped])), project, "shell", {"command": ["cat", "huge.txt"]}
         )
     ).unwrap()
-    assert out["stdout"].endswith("[cut at 1000 of 200000 bytes]")
+    assert out["stdout"].startswith("q" * 1000)
+    assert "[cut at 1000 bytes; stopped after" in out["stdout"]  # stopped, not read to the end
+    (project / "some.txt").write_text("q" * 1500)
+    small = (
+        await call(
+            Executor(ToolRegistry([capped])), project, "shell", {"command": ["cat", "some.txt"]}
+        )
+    ).unwrap()
+    assert small["stdout"].endswith("[cut at 1000 of 1500 bytes]")
 
 
 async def test_shell_needs_its_permission(project: Path) -> None:

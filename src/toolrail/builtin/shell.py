@@ -20,7 +20,7 @@ from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from toolrail.builtin.paths import inside
+from toolrail.builtin.paths import Refused, open_inside
 from toolrail.core.context import ExecutionContext
 from toolrail.core.decorator import tool
 from toolrail.core.errors import ExecutionFailed, TimedOut, ToolError
@@ -86,6 +86,8 @@ def check_command(
         if not args or args[0] not in spec.subcommands:
             allowed = ", ".join(sorted(spec.subcommands))
             return _refused(f"{program} needs one of these subcommands: {allowed}")
+        if program == "git" and args[0] == "branch" and any(a[:1] != "-" for a in args[1:]):
+            return _refused("git branch only lists branches here; it does not create them")
         args = args[1:]
     for arg in args:
         if "\x00" in arg or "\n" in arg:
@@ -99,10 +101,11 @@ def check_command(
             continue
         if arg.startswith(("/", "~")) or ".." in Path(arg).parts:
             return _refused(f"{arg!r} points outside the project root")
-        if (root / arg).exists() or (root / arg).is_symlink():
-            contained = inside(root, arg)
-            if isinstance(contained, Failure):
-                return _refused(contained.failure())
+        if os.path.lexists(root / arg):  # an existing path: no link on the way, no hard link
+            try:
+                os.close(open_inside(root, arg))
+            except Refused as refused:
+                return _refused(str(refused))
     return Success(argv)
 
 
@@ -146,10 +149,14 @@ async def _run(
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "TERM": "dumb",
-        "HOME": str(root),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_TERMINAL_PROMPT": "0",
+        "HOME": "/nonexistent",  # no dotfiles the project could have planted
     }
+    if argv[0] == "git":
+        hardened = _git(argv, root)
+        if isinstance(hardened, Failure):
+            return hardened
+        argv, git_env = hardened.unwrap()
+        env |= git_env
     try:
         process = await asyncio.create_subprocess_exec(
             executable,
@@ -166,7 +173,8 @@ async def _run(
     try:
         async with asyncio.timeout(timeout_s):
             stdout, stderr = await asyncio.gather(
-                _capped(process.stdout, max_output), _capped(process.stderr, max_output)
+                _capped(process.stdout, max_output, process),
+                _capped(process.stderr, max_output, process),
             )
             code = await process.wait()
     except TimeoutError:
@@ -180,8 +188,11 @@ async def _run(
     return Success({"exit_code": code, "stdout": stdout, "stderr": stderr})
 
 
-async def _capped(stream: asyncio.StreamReader | None, limit: int) -> str:
-    """Read all of a stream (so the process never blocks) but keep only `limit` bytes."""
+async def _capped(
+    stream: asyncio.StreamReader | None, limit: int, process: asyncio.subprocess.Process
+) -> str:
+    """Keep `limit` bytes of a stream; a program that writes much more than that (`yes`, a
+    device file) is stopped there, not left running until the timeout."""
     if stream is None:
         return ""
     kept = bytearray()
@@ -190,8 +201,52 @@ async def _capped(stream: asyncio.StreamReader | None, limit: int) -> str:
         total += len(chunk)
         if len(kept) < limit:
             kept.extend(chunk[: limit - len(kept)])
+        if total > _STOP_AFTER * max(limit, 1):
+            _kill(process)
+            text = kept.decode("utf-8", errors="replace")
+            return f"{text}\n…[cut at {limit} bytes; stopped after {total} bytes of output]"
     text = kept.decode("utf-8", errors="replace")
     return text if total <= limit else f"{text}\n…[cut at {limit} of {total} bytes]"
+
+
+_STOP_AFTER = 4  # read this many times the cap, then stop the program
+_GIT_SAFETY = (
+    # configuration the project controls (.git/config) may not run programs or write
+    "-c", "core.fsmonitor=false",
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.pager=cat",
+    "-c", "core.editor=false",
+    "-c", "core.sshCommand=false",
+    "-c", "diff.external=",
+    "-c", "credential.helper=",
+    "-c", "protocol.allow=never",
+    "-c", "core.untrackedCache=false",
+    "-c", "gc.auto=0",
+    "--no-pager",
+)  # fmt: skip
+_GIT_NO_EXTERNAL = ("--no-ext-diff", "--no-textconv")
+
+
+def _git(argv: list[str], root: Path) -> Result[tuple[list[str], dict[str, str]], ToolError]:
+    """git pinned to the project's own repository, with nothing it configures able to run
+    a program, and reading without writing (no index refresh, no new refs)."""
+    dot_git = root / ".git"
+    if dot_git.is_symlink() or not dot_git.is_dir():
+        return _refused("git runs only in a project whose .git is a directory inside it")
+    subcommand, *rest = argv[1:]
+    extra = _GIT_NO_EXTERNAL if subcommand in ("diff", "show", "log") else ()
+    env = {
+        "GIT_DIR": str(dot_git),
+        "GIT_WORK_TREE": str(root),
+        "GIT_CEILING_DIRECTORIES": str(root.parent),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_NO_REPLACE_OBJECTS": "1",
+        "GIT_EXTERNAL_DIFF": "",
+    }
+    return Success(([argv[0], *_GIT_SAFETY, subcommand, *extra, *rest], env))
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:

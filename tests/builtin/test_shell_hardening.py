@@ -1,0 +1,123 @@
+"""`shell` against a hostile project: git configuration that runs programs, a planted
+.gitconfig, a parent repository, a .git file pointing outside, ref creation, endless output,
+links in arguments. Real git, real files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from toolrail import ExecutionContext, Executor, ToolCall, ToolRegistry
+from toolrail.builtin.shell import Program, make_shell, shell
+
+pytestmark = pytest.mark.anyio
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        env={"PATH": os.environ["PATH"], "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1"},
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(
+        root,
+        "-c",
+        "user.email=a@b",
+        "-c",
+        "user.name=a",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "x",
+    )
+    (root / "file.txt").write_text("one\n")
+    git(root, "add", "file.txt")
+    git(root, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "file")
+    (root / "file.txt").write_text("two\n")
+    return root
+
+
+async def run(root: Path, *command: str, tool: object = shell) -> object:
+    ctx = ExecutionContext(project_root=root, permissions=frozenset({"shell:execute"}))
+    outcome = await Executor(ToolRegistry([tool])).run(  # type: ignore[list-item]
+        ToolCall(name="shell", arguments={"command": list(command)}), ctx
+    )
+    return outcome.result
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "[core]\n\tfsmonitor = touch {marker}\n",
+        "[diff]\n\texternal = touch {marker}\n",
+        "[core]\n\tpager = touch {marker}\n",
+        "[core]\n\thooksPath = {hooks}\n",
+    ],
+)
+async def test_project_git_config_never_runs_a_program(
+    repo: Path, tmp_path: Path, config: str
+) -> None:
+    marker, hooks = tmp_path / "ran", tmp_path / "hooks"
+    hooks.mkdir()
+    with (repo / ".git" / "config").open("a") as handle:
+        handle.write(config.format(marker=marker, hooks=hooks))
+    for command in (["git", "status"], ["git", "diff"], ["git", "log", "-n", "1"]):
+        await run(repo, *command)
+    assert not marker.exists()
+
+
+async def test_a_planted_gitconfig_is_not_read(repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    (repo / ".gitconfig").write_text(f"[core]\n\tfsmonitor = touch {marker}\n")
+    await run(repo, "git", "status")
+    assert not marker.exists()
+
+
+async def test_no_parent_repository_and_no_git_file_pointing_outside(tmp_path: Path) -> None:
+    parent = tmp_path / "parent"
+    parent.mkdir()
+    git(parent, "init", "-q")
+    child = parent / "child"
+    child.mkdir()
+    refused = await run(child, "git", "log")
+    assert ".git is a directory" in refused.failure().message  # type: ignore[attr-defined]
+    (child / ".git").write_text(f"gitdir: {parent / '.git'}\n")
+    refused = await run(child, "git", "status")
+    assert ".git is a directory" in refused.failure().message  # type: ignore[attr-defined]
+
+
+async def test_reading_does_not_create_refs(repo: Path) -> None:
+    refused = await run(repo, "git", "branch", "sneaky")
+    assert "does not create" in refused.failure().message  # type: ignore[attr-defined]
+    assert not (repo / ".git" / "refs" / "heads" / "sneaky").exists()
+    listed = await run(repo, "git", "branch")
+    assert "main" in listed.unwrap()["stdout"]  # type: ignore[attr-defined]
+
+
+async def test_links_in_arguments_are_refused(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("SECRET")
+    (repo / "soft").symlink_to(outside)
+    os.link(outside, repo / "hard")
+    for name in ("soft", "hard"):
+        result = await run(repo, "cat", name)
+        assert "SECRET" not in str(result)
+
+
+async def test_endless_output_is_stopped_at_the_cap(repo: Path) -> None:
+    endless = make_shell({"yes": Program()}, max_output=1000, timeout_s=60)
+    result = (await run(repo, "yes", tool=endless)).unwrap()  # type: ignore[attr-defined]
+    assert "stopped after" in result["stdout"]
