@@ -235,7 +235,7 @@ class Gates:
         self, ctx: ExecutionContext, tool: AnyTool, plain: Mapping[str, Any]
     ) -> bool:
         return any(
-            rule.matches(tool.name, plain) for rule in self._always.get(ctx.conversation_id, ())
+            rule.allows(tool.name, plain) for rule in self._always.get(ctx.conversation_id, ())
         )
 
     def explain(

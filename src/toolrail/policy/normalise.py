@@ -65,6 +65,10 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "ionice": frozenset({"-c", "-n", "-p"}),
     "setsid": frozenset(),
 }
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"})
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_EXPANDING = ("$", "*", "?", "[", "{", "~")  # a program word the shell would rewrite
+_MAX_DEPTH = 4
 _TAKES_A_VALUE_AFTER_OPTIONS = {"timeout": 1, "chrt": 1}  # `timeout 5 rm`, `chrt 10 rm`
 _GIT_OPTIONS_WITH_VALUE = frozenset(
     {
@@ -97,9 +101,12 @@ class Command:
 def command(value: object) -> Command:
     """The normal form of a command given as a string or as an argv list."""
     if isinstance(value, list | tuple):
-        argv = [str(word) for word in value]
-        return Command((_simple(argv),), sure=True) if argv else Command((), sure=True)
-    text = str(value)
+        parts, sure = _simple([str(word) for word in value])
+        return Command(parts, sure)
+    return _line(str(value), depth=0)
+
+
+def _line(text: str, depth: int) -> Command:
     sure = not any(mark in text for mark in _UNSURE_MARKS)
     try:
         lexer = shlex.shlex(text.replace("\n", " ; "), posix=True, punctuation_chars=True)
@@ -109,24 +116,42 @@ def command(value: object) -> Command:
         tokens, sure = text.split(), False
     parts: list[tuple[str, ...]] = []
     current: list[str] = []
-    for token in tokens:
-        if token in _SEPARATORS:
-            if current:
-                parts.append(_simple(current))
-            current = []
-        elif token and set(token) <= set("<>()&|;"):  # redirection, subshell, odd operator
-            sure = False
-            if current:
-                parts.append(_simple(current))
+    for token in [*tokens, ";"]:
+        if token in _SEPARATORS or (token and set(token) <= set("<>()&|;")):
+            if token not in _SEPARATORS:  # redirection, subshell, odd operator
+                sure = False
+            found, found_sure = _simple(current, depth)
+            parts.extend(found)
+            sure = sure and found_sure
             current = []
         else:
             current.append(token)
-    if current:
-        parts.append(_simple(current))
     return Command(tuple(parts), sure)
 
 
-def _simple(argv: list[str]) -> tuple[str, ...]:
+def _simple(argv: list[str], depth: int = 0) -> tuple[tuple[tuple[str, ...], ...], bool]:
+    """One simple command's normal form, and any command it runs in turn (`sh -c`, `eval`,
+    `find -exec`) as further parts; whether all of it was understood."""
+    words = _unwrapped(argv)
+    if not words:
+        return (), True
+    program = posixpath.basename(words[0].rstrip("/")) or words[0]
+    sure = not any(mark in program for mark in _EXPANDING)  # `$X -rf /`, `/bin/r?`
+    rest = words[1:]
+    if program == "git":
+        rest, git_sure = _git_subcommand_first(rest)
+        sure = sure and git_sure
+    this = (program, *(path_word(word) for word in rest))
+    inner = _inner_command(program, rest)
+    if inner is None:
+        return (this,), sure
+    if depth >= _MAX_DEPTH:
+        return (this,), False
+    nested = inner if isinstance(inner, Command) else _line(inner, depth + 1)
+    return (this, *nested.parts), sure and nested.sure
+
+
+def _unwrapped(argv: list[str]) -> list[str]:
     words = list(argv)
     while words and _is_assignment(words[0]):
         words.pop(0)
@@ -137,13 +162,30 @@ def _simple(argv: list[str]) -> tuple[str, ...]:
         words = _unwrap(program, words[1:])
         while words and _is_assignment(words[0]):  # env X=1 rm
             words.pop(0)
-    if not words:
-        return ()
-    program = posixpath.basename(words[0].rstrip("/")) or words[0]
-    rest = words[1:]
-    if program == "git":
-        rest = _git_subcommand_first(rest)
-    return (program, *(path_word(word) for word in rest))
+    return words
+
+
+def _inner_command(program: str, rest: list[str]) -> str | Command | None:
+    """The command a shell (`sh -c X`), `eval` or `find -exec` runs, if any."""
+    if program == "eval":
+        return " ".join(rest)
+    if program in _SHELLS:
+        for index, word in enumerate(rest):
+            if word.startswith("-") and not word.startswith("--") and "c" in word:
+                return rest[index + 1] if index + 1 < len(rest) else ""
+        return Command((), sure=False)  # a script or stdin: what it runs is unknown
+    if program == "find":
+        found: list[tuple[str, ...]] = []
+        sure = True
+        for index, word in enumerate(rest):
+            if word in _FIND_EXEC:
+                tail = rest[index + 1 :]
+                end = next((i for i, w in enumerate(tail) if w in (";", "+")), len(tail))
+                parts, part_sure = _simple(tail[:end], _MAX_DEPTH)
+                found.extend(parts)
+                sure = sure and part_sure
+        return Command(tuple(found), sure) if found else None
+    return None
 
 
 def _unwrap(wrapper: str, words: list[str]) -> list[str]:
@@ -160,14 +202,20 @@ def _unwrap(wrapper: str, words: list[str]) -> list[str]:
     return words[index:]
 
 
-def _git_subcommand_first(words: list[str]) -> list[str]:
-    index = 0
+def _git_subcommand_first(words: list[str]) -> tuple[list[str], bool]:
+    """git's words from its subcommand on; unsure if an option defines an alias (which can
+    make any subcommand name run anything)."""
+    index, sure = 0, True
     while index < len(words) and words[index].startswith("-"):
         option = words[index]
         index += 1
         if option in _GIT_OPTIONS_WITH_VALUE:
+            value = words[index] if index < len(words) else ""
+            sure = sure and not (option == "-c" and value.lower().startswith("alias."))
             index += 1
-    return words[index:]
+        elif option.startswith(("-c", "--config-env")) and "alias." in option.lower():
+            sure = False
+    return words[index:], sure
 
 
 def _is_assignment(word: str) -> bool:
@@ -177,7 +225,12 @@ def _is_assignment(word: str) -> bool:
 
 def path_word(word: str) -> str:
     """A word that is a relative or absolute path, normalised; other words as they are."""
-    if word.startswith("-") or "://" in word or not ("/" in word or word.startswith(".")):
+    if (
+        word.startswith("-")
+        or "://" in word
+        or not ("/" in word or word.startswith("."))
+        or any(space.isspace() for space in word)  # a quoted phrase, not a path
+    ):
         return word
     normal = posixpath.normpath(word)
     return normal if normal != "." or word in (".", "./") else word

@@ -40,6 +40,9 @@ Verdict = Literal["allow", "ask", "deny"]
 NOT_ALLOWED = "(not in the allow list)"
 """The rule named when an allow list exists and allows nothing for this call."""
 
+UNSURE = "(command not understood for sure: substitution, redirection, script or expansion)"
+"""The rule named when argument rules read a command whose split was unsure."""
+
 _RULE = re.compile(r"^(?P<tool>[^()]+?)(?:\((?P<args>.*)\))?$", re.DOTALL)
 _MAIN_ARGUMENTS = ("command", "argv", "cmd", "path", "url", "query", "name")
 _COMMAND_KEYS = frozenset({"command", "argv", "cmd", "script"})
@@ -85,6 +88,13 @@ class Rule:
     def matches(self, tool: str, arguments: Mapping[str, object] | None) -> bool:
         """Whether the rule matches the call (for a command: any of its simple commands)."""
         return self._matches(tool, None if arguments is None else Call(arguments))
+
+    def allows(self, tool: str, arguments: Mapping[str, object]) -> bool:
+        """Whether this rule, as an allow rule, allows the call: for a command, every simple
+        command matches and the split was sure (`Approve(always=...)` uses this)."""
+        alone = Rules(allow=(self,))
+        call = Call(arguments)
+        return not alone._unsure(tool, call) and alone._allowed(tool, call) is not None
 
     def _matches(self, tool: str, call: Call | None) -> bool:
         if not self.names(tool):
@@ -176,10 +186,21 @@ class Rules:
         for rule in self.ask:
             if rule._matches(tool, call):
                 return Decision("ask", rule.text)
+        if call is not None and self._unsure(tool, call):
+            return Decision("ask", UNSURE)
         allowed = self._allowed(tool, call)
         if allowed is not None:
             return Decision("allow", allowed)
         return Decision("ask", NOT_ALLOWED) if self.allow else Decision(None)
+
+    def _unsure(self, tool: str, call: Call) -> bool:
+        """A command some argument rule reads could not be understood for sure."""
+        for rule in (*self.deny, *self.ask, *self.allow):
+            if rule.pattern is not None and rule.names(tool):
+                found = call.command(rule.argument)
+                if found is not None and not found.sure:
+                    return True
+        return False
 
     def _allowed(self, tool: str, call: Call | None) -> str | None:
         """The allow rule that allows the call, or None."""
