@@ -38,7 +38,7 @@ from toolrail.models.base import (
     StreamingModel,
     TurnDone,
 )
-from toolrail.models.messages import AssistantMessage, Handoff, Message, ToolResults, UserMessage
+from toolrail.models.messages import Handoff, Message, ToolResults, UserMessage
 from toolrail.policy.approvals import ApprovalRequest, Approve, Deny
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, ToolRegistry
@@ -284,8 +284,8 @@ class Orchestrator:
                     body=dialect.build_request(agent.instructions, transcript, export),
                 )
                 response = await self._ask(agent, request, ctx, announced)
-                calls = dialect.parse_tool_calls(response)
-                text = dialect.parse_text(response)
+                message = dialect.parse_turn(response, agent=agent.name, export=export)
+                calls, text = list(message.calls), message.text
             except Exception as error:
                 log.warning("model failed", agent=agent.name, error_type=type(error).__name__)
                 self._refuse_announced(announced, (), ctx, "the model's turn failed")
@@ -293,9 +293,7 @@ class Orchestrator:
                 detail = f"{type(error).__name__}: {error}"
                 return _Ended(run, RunEnd(kind="model_error", agent=agent.name, detail=detail))
             self._refuse_announced(announced, calls, ctx, "the model did not finish the call")
-            self._append(
-                transcript, AssistantMessage(agent=agent.name, text=text, calls=tuple(calls))
-            )
+            self._append(transcript, message)
             if not calls:  # answering without a tool completes the agent's task
                 run = AgentRun(
                     agent=agent.name,

@@ -8,12 +8,16 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from toolrail.core.call import ToolCall, ToolOutcome
+from toolrail.dialects.anthropic_schema import anthropic_strict
 from toolrail.dialects.base import (
+    ARGUMENTS_TEXT,
     Export,
     Json,
     arguments_object,
     as_data,
     check_name,
+    cut_off,
+    get,
     items,
     result_text,
 )
@@ -21,6 +25,7 @@ from toolrail.models.messages import (
     AssistantMessage,
     Handoff,
     Message,
+    Native,
     ToolResults,
     UserMessage,
 )
@@ -38,13 +43,18 @@ class AnthropicDialect:
             check_name(tool.name, "Anthropic")
             schema = tool.input_schema()
             schema.pop("$schema", None)
+            schema.setdefault("type", "object")
+            notes: list[str] = []
+            strict_schema = anthropic_strict(schema, notes) if strict else None
             item: Json = {
                 "name": tool.name,
                 "description": tool.description,
-                "input_schema": schema,
+                "input_schema": schema if strict_schema is None else strict_schema,
             }
-            if strict:
+            if strict_schema is not None:
                 item["strict"] = True
+            if notes:
+                report[tool.name] = tuple(notes)
             exported.append(item)
         return Export(exported, report)
 
@@ -61,11 +71,13 @@ class AnthropicDialect:
     def _blocks(self, message: Message) -> tuple[str, list[Json]]:
         match message:
             case UserMessage(text=text):
-                return "user", [{"type": "text", "text": text}]
+                return "user", _text(text)
             case Handoff(from_agent=who, summary=summary):
                 return "user", [{"type": "text", "text": f"[handoff from {who}] {summary}"}]
+            case AssistantMessage(native=Native(provider=self.name, content=content)):
+                return "assistant", [dict(block) for block in content]
             case AssistantMessage(text=text, calls=calls):
-                blocks: list[Json] = [{"type": "text", "text": text}] if text else []
+                blocks: list[Json] = _text(text)
                 blocks.extend(
                     {"type": "tool_use", "id": c.id, "name": c.name, "input": arguments_object(c)}
                     for c in calls
@@ -76,35 +88,60 @@ class AnthropicDialect:
             case _:
                 assert_never(message)
 
-    def parse_tool_calls(self, response: object) -> list[ToolCall]:
-        content = items(as_data(response), "content")
-        return [
-            ToolCall(
-                id=str(block.get("id") or f"toolu_{uuid.uuid4().hex[:24]}"),
-                name=str(block.get("name") or ""),
-                arguments=block.get("input"),
+    def parse_tool_calls(self, response: object, export: Export | None = None) -> list[ToolCall]:
+        data = as_data(response)
+        content = [b for b in items(data, "content") if isinstance(b, dict)]
+        cut = get(data, "stop_reason") in _CUT
+        calls: list[ToolCall] = []
+        for index, block in enumerate(content):
+            if block.get("type") != "tool_use":
+                continue
+            arguments = block.get(ARGUMENTS_TEXT, block.get("input"))
+            if cut and index == len(content) - 1:
+                why = f"the response hit {get(data, 'stop_reason')}"
+                arguments = cut_off(arguments if isinstance(arguments, str | dict) else None, why)
+            calls.append(
+                ToolCall(
+                    id=str(block.get("id") or f"toolu_{uuid.uuid4().hex[:24]}"),
+                    name=str(block.get("name") or ""),
+                    arguments=arguments if isinstance(arguments, str | dict) else None,
+                )
             )
-            for block in content
-            if isinstance(block, dict) and block.get("type") == "tool_use"
-        ]
+        return calls if export is None else export.read(calls)
 
     def parse_text(self, response: object) -> str:
         content = items(as_data(response), "content")
         return "".join(
-            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+            str(b.get("text") or "")
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
+
+    def parse_turn(
+        self, response: object, *, agent: str, export: Export | None = None
+    ) -> AssistantMessage:
+        """Thinking blocks (signed) must go back unchanged before the tool_use blocks, or
+        the API refuses the next request; the whole content is kept for that."""
+        content = tuple(
+            _block(b) for b in items(as_data(response), "content") if isinstance(b, dict)
+        )
+        return AssistantMessage(
+            agent=agent,
+            text=self.parse_text(response),
+            calls=tuple(self.parse_tool_calls(response, export)),
+            native=Native(provider=self.name, content=content) if content else None,
         )
 
     def format_tool_result(self, outcome: ToolOutcome) -> Json:
         text, is_error = result_text(outcome)
-        return {
-            "type": "tool_result",
-            "tool_use_id": outcome.call.id,
-            "content": [{"type": "text", "text": text}],
-            "is_error": is_error,
-        }
+        block: Json = {"type": "tool_result", "tool_use_id": outcome.call.id}
+        if text.strip():  # the API refuses an empty text block
+            block["content"] = [{"type": "text", "text": text}]
+        block["is_error"] = is_error
+        return block
 
     def response_from(self, text: str, calls: Sequence[ToolCall]) -> Json:
-        content: list[Json] = [{"type": "text", "text": text}] if text else []
+        content: list[Json] = _text(text)
         content.extend(
             {"type": "tool_use", "id": c.id, "name": c.name, "input": arguments_object(c)}
             for c in calls
@@ -119,6 +156,21 @@ class AnthropicDialect:
             "stop_sequence": None,
             "usage": {"input_tokens": 0, "output_tokens": 0},
         }
+
+
+_CUT = ("max_tokens", "model_context_window_exceeded")
+"""Stop reasons that may end a response inside a tool_use block."""
+
+
+def _text(text: str) -> list[Json]:
+    """A text block, or none: the API refuses empty and whitespace-only text blocks."""
+    return [{"type": "text", "text": text}] if text.strip() else []
+
+
+def _block(block: Json) -> Json:
+    """A response content block as a request block: the same, without empty fields (nor
+    what toolrail noted on it)."""
+    return {k: v for k, v in block.items() if v is not None and not k.startswith("_")}
 
 
 dialect = AnthropicDialect()

@@ -10,21 +10,35 @@ from typing import Any, Protocol
 import orjson
 from returns.result import Failure, Success
 
-from toolrail.core.call import ToolCall, ToolOutcome
+from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
 from toolrail.core.tool import TOOL_NAME
+from toolrail.dialects.decode import ArgumentMap
+from toolrail.dialects.schema import LOST
 from toolrail.jsonish import dumps
-from toolrail.models.messages import Message
+from toolrail.models.messages import AssistantMessage, Message
 from toolrail.registry import AnyTool
 
 Json = dict[str, Any]
+ARGUMENTS_TEXT = "_arguments_text"
+"""Where a streamed tool call keeps arguments that did not parse; never sent back."""
 
 
 @dataclass(frozen=True, slots=True)
 class Export:
-    """Tools in a provider's format, and per tool what had to change to get there."""
+    """Tools in a provider's format, per tool what had to change to get there, and how to
+    read arguments written against it back in each tool's own terms."""
 
     tools: list[Json]
     report: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    arguments: Mapping[str, ArgumentMap] = field(default_factory=dict)
+
+    def read(self, calls: Iterable[ToolCall]) -> list[ToolCall]:
+        """Calls as the model wrote them → calls in their tools' terms (see `ArgumentMap`)."""
+        return [self.arguments[c.name].read(c) if c.name in self.arguments else c for c in calls]
+
+    def losses(self, tool: str) -> tuple[str, ...]:
+        """The constraints of `tool` this export does not carry to the provider."""
+        return tuple(n for n in self.report.get(tool, ()) if LOST in n)
 
 
 class Dialect(Protocol):
@@ -41,8 +55,16 @@ class Dialect(Protocol):
         """The request body (all but the model id) for this conversation and these tools."""
         ...
 
-    def parse_tool_calls(self, response: object) -> list[ToolCall]:
-        """The tool calls of a response, as an SDK object or JSON; never raises."""
+    def parse_tool_calls(self, response: object, export: Export | None = None) -> list[ToolCall]:
+        """The tool calls of a response, as an SDK object or JSON; never raises. With the
+        `export` the request carried, arguments are read back in each tool's terms; a call
+        the response cut off (token limit) gets arguments that fail validation."""
+        ...
+
+    def parse_turn(
+        self, response: object, *, agent: str, export: Export | None = None
+    ) -> AssistantMessage:
+        """The whole turn: text, calls, and the provider's own content to send back."""
         ...
 
     def parse_text(self, response: object) -> str:
@@ -96,6 +118,13 @@ def result_text(outcome: ToolOutcome) -> tuple[str, bool]:
             return f"Error ({error.kind}): {error.message}\n({advice})", True
         case _:
             return "Error: no result", True
+
+
+def cut_off(raw: RawArguments, why: str) -> str:
+    """Arguments of a call the response cut off: never valid JSON, so never run; the model
+    sees what it sent and why it stopped."""
+    text = raw if isinstance(raw, str) else arguments_text(ToolCall(name="", arguments=raw))
+    return f"{text}\n[cut off: {why}; send the call again, shorter]"
 
 
 def arguments_text(call: ToolCall) -> str:

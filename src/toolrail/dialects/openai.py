@@ -18,11 +18,13 @@ from toolrail.dialects.base import (
     arguments_text,
     as_data,
     check_name,
+    cut_off,
     get,
     items,
     result_text,
 )
-from toolrail.dialects.schema import openai_strict
+from toolrail.dialects.decode import ArgumentMap
+from toolrail.dialects.openai_schema import openai_strict
 from toolrail.models.messages import (
     AssistantMessage,
     Handoff,
@@ -42,27 +44,33 @@ class OpenAIDialect:
         return f"openai-{self.api}"
 
     def export_tools(self, tools: Iterable[AnyTool], *, strict: bool = False) -> Export:
+        """With `strict`, each tool strict mode can express goes out strict (its nulls read
+        back as "absent"); one it cannot goes out as declared, with strict off and the
+        reason in the report."""
         exported: list[Json] = []
         report: dict[str, tuple[str, ...]] = {}
+        readers: dict[str, ArgumentMap] = {}
         for tool in tools:
             check_name(tool.name, "OpenAI")
             notes: list[str] = []
             schema = tool.input_schema()
-            parameters = openai_strict(schema, notes) if strict else schema
+            strict_schema = openai_strict(schema, notes) if strict else None
+            if strict_schema is not None:
+                readers[tool.name] = ArgumentMap(schema=schema, null_is_absent=True)
             if notes:
                 report[tool.name] = tuple(notes)
             function = {
                 "name": tool.name,
                 "description": tool.description,
-                "parameters": parameters,
-                "strict": strict,
+                "parameters": schema if strict_schema is None else strict_schema,
+                "strict": strict_schema is not None,
             }
             exported.append(
                 {"type": "function", "function": function}
                 if self.api == "chat"
                 else {"type": "function", **function}
             )
-        return Export(exported, report)
+        return Export(exported, report, readers)
 
     def build_request(self, instructions: str, messages: Sequence[Message], export: Export) -> Json:
         if self.api == "responses":
@@ -116,29 +124,18 @@ class OpenAIDialect:
                     items.extend(self.format_tool_result(o) for o in outcomes)
         return items
 
-    def parse_tool_calls(self, response: object) -> list[ToolCall]:
+    def parse_tool_calls(self, response: object, export: Export | None = None) -> list[ToolCall]:
         data = as_data(response)
         output = get(data, "output")
-        if isinstance(output, list):  # Responses API
-            return [
-                ToolCall(
-                    id=str(item.get("call_id") or item.get("id") or _new_id()),
-                    name=str(item.get("name") or ""),
-                    arguments=item.get("arguments"),
-                )
-                for item in output
-                if isinstance(item, dict) and item.get("type") == "function_call"
-            ]
-        calls = items(data, "choices", 0, "message", "tool_calls")
-        return [
-            ToolCall(
-                id=str(call.get("id") or _new_id()),
-                name=str(get(call, "function", "name") or ""),
-                arguments=get(call, "function", "arguments"),
-            )
-            for call in calls
-            if isinstance(call, dict)
-        ]
+        responses = isinstance(output, list)  # the Responses API, else Chat Completions
+        calls = _responses_calls(data, output) if responses else _chat_calls(data)
+        return calls if export is None else export.read(calls)
+
+    def parse_turn(
+        self, response: object, *, agent: str, export: Export | None = None
+    ) -> AssistantMessage:
+        calls = self.parse_tool_calls(response, export)
+        return AssistantMessage(agent=agent, text=self.parse_text(response), calls=tuple(calls))
 
     def parse_text(self, response: object) -> str:
         data = as_data(response)
@@ -207,6 +204,54 @@ class OpenAIDialect:
                 }
             ],
         }
+
+
+def _chat_calls(data: object) -> list[ToolCall]:
+    """Chat Completions: `tool_calls` of the first choice; a `custom` call keeps its name
+    (its free-text input then fails validation); one cut by the length limit never runs."""
+    entries = [c for c in items(data, "choices", 0, "message", "tool_calls") if isinstance(c, dict)]
+    cut = get(data, "choices", 0, "finish_reason") == "length"
+    calls: list[ToolCall] = []
+    for index, entry in enumerate(entries):
+        kind = "custom" if entry.get("type") == "custom" else "function"
+        arguments = get(entry, kind, "input" if kind == "custom" else "arguments")
+        if cut and index == len(entries) - 1:
+            arguments = cut_off(arguments, "the response hit its length limit")
+        calls.append(
+            ToolCall(
+                id=str(entry.get("id") or _new_id()),
+                name=str(get(entry, kind, "name") or ""),
+                arguments=arguments if isinstance(arguments, str | dict) else None,
+            )
+        )
+    return calls
+
+
+def _responses_calls(data: object, output: list[object]) -> list[ToolCall]:
+    """Responses: `function_call` and `custom_tool_call` items; in an incomplete response,
+    one not completed (or the last item) was cut off and never runs."""
+    incomplete = get(data, "status") == "incomplete"
+    calls: list[ToolCall] = []
+    for index, item in enumerate(output):
+        if not isinstance(item, dict) or item.get("type") not in (
+            "function_call",
+            "custom_tool_call",
+        ):
+            continue
+        key = "arguments" if item["type"] == "function_call" else "input"
+        arguments = item.get(key)
+        last = index == len(output) - 1
+        if incomplete and (last or item.get("status") not in (None, "completed")):
+            why = str(get(data, "incomplete_details", "reason") or "incomplete")
+            arguments = cut_off(arguments, f"the response ended early ({why})")
+        calls.append(
+            ToolCall(
+                id=str(item.get("call_id") or item.get("id") or _new_id()),
+                name=str(item.get("name") or ""),
+                arguments=arguments if isinstance(arguments, str | dict) else None,
+            )
+        )
+    return calls
 
 
 def _chat_tool_calls(calls: Sequence[ToolCall]) -> list[Json]:

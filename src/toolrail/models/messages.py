@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from toolrail.core.call import ToolCall, ToolOutcome
 
@@ -13,10 +15,20 @@ class UserMessage:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Native:
+    """A model turn's content exactly as its provider sent it (thinking blocks, thought
+    signatures and all), to be sent back unchanged to the same provider."""
+
+    provider: str
+    content: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AssistantMessage:
     agent: str
     text: str = ""
     calls: tuple[ToolCall, ...] = ()
+    native: Native | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

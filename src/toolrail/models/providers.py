@@ -2,18 +2,19 @@
 
 Each takes a configured SDK client, so base URL, keys, retries and HTTP transport stay the
 SDK's business, and sends the request body its dialect built. Streaming models announce
-tool calls as their first chunk arrives.
+tool calls as their first chunk arrives, from the raw stream: a streamed turn ends as the
+same response a plain request would have given, cut off or malformed ones included.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 from toolrail.dialects import anthropic, gemini, openai
 from toolrail.dialects.base import Dialect
-from toolrail.models.base import ArgumentsDelta, CallAnnounced, ModelRequest, StreamEvent, TurnDone
+from toolrail.models.base import ModelRequest, StreamEvent, TurnDone
+from toolrail.models.streams import AnthropicTurn, ChatTurn, GeminiTurn, ResponsesTurn, event_data
 
 ALLOW_PROVIDER_CALLS = True
 """Switched off by `toolrail.models.testing.block_provider_calls()` in tests."""
@@ -52,20 +53,14 @@ class OpenAIChatModel(_SdkModel):
         return await self.client.chat.completions.create(**self._arguments(request))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        announced: dict[int, str] = {}
-        async with self.client.chat.completions.stream(**self._arguments(request)) as stream:
-            async for event in stream:
-                if event.type != "chunk":
-                    continue
-                for choice in event.chunk.choices:
-                    for delta in choice.delta.tool_calls or ():
-                        if delta.index not in announced and delta.id and delta.function:
-                            announced[delta.index] = delta.id
-                            yield CallAnnounced(delta.id, delta.function.name or "")
-                        arguments = delta.function.arguments if delta.function else None
-                        if arguments and delta.index in announced:
-                            yield ArgumentsDelta(announced[delta.index], arguments)
-            yield TurnDone(await stream.get_final_completion())
+        """Raw chunks, put together here: the SDK's stream helper raises on a length stop
+        and on malformed strict arguments, where a plain response would not."""
+        turn = ChatTurn()
+        chunks = await self.client.chat.completions.create(**self._arguments(request), stream=True)
+        async for chunk in chunks:
+            for event in turn.add(event_data(chunk)):
+                yield event
+        yield TurnDone(turn.response())
 
 
 class OpenAIResponsesModel(_SdkModel):
@@ -77,20 +72,13 @@ class OpenAIResponsesModel(_SdkModel):
         return await self.client.responses.create(**self._arguments(request))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        calls: dict[str, str] = {}  # output item id → call id
-        async with self.client.responses.stream(**self._arguments(request)) as s:
-            async for event in s:
-                if (
-                    event.type == "response.output_item.added"
-                    and event.item.type == "function_call"
-                ):
-                    calls[event.item.id or ""] = event.item.call_id
-                    yield CallAnnounced(event.item.call_id, event.item.name)
-                elif event.type == "response.function_call_arguments.delta" and (
-                    event.item_id in calls
-                ):
-                    yield ArgumentsDelta(calls[event.item_id], event.delta)
-            yield TurnDone(await s.get_final_response())
+        """Raw events; the turn is the response the last one carries (complete or not)."""
+        turn = ResponsesTurn()
+        events = await self.client.responses.create(**self._arguments(request), stream=True)
+        async for event in events:
+            for announced in turn.add(event_data(event)):
+                yield announced
+        yield TurnDone(turn.response())
 
 
 class AnthropicModel(_SdkModel):
@@ -105,19 +93,13 @@ class AnthropicModel(_SdkModel):
         return await self.client.messages.create(**self._arguments(request))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        blocks: dict[int, str] = {}
-        async with self.client.messages.stream(**self._arguments(request)) as s:
-            async for event in s:
-                if event.type == "content_block_start" and event.content_block.type == "tool_use":
-                    blocks[event.index] = event.content_block.id
-                    yield CallAnnounced(event.content_block.id, event.content_block.name)
-                elif (
-                    event.type == "content_block_delta"
-                    and event.index in blocks
-                    and event.delta.type == "input_json_delta"
-                ):
-                    yield ArgumentsDelta(blocks[event.index], event.delta.partial_json)
-            yield TurnDone(await s.get_final_message())
+        """Raw events: the SDK's helper completes a cut-off tool input from its prefix."""
+        turn = AnthropicTurn()
+        events = await self.client.messages.create(**self._arguments(request), stream=True)
+        async for event in events:
+            for announced in turn.add(event_data(event)):
+                yield announced
+        yield TurnDone(turn.response())
 
 
 class GeminiModel(_SdkModel):
@@ -131,17 +113,12 @@ class GeminiModel(_SdkModel):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Gemini streams whole parts; the turn is their concatenation in order."""
-        parts: list[Any] = []
+        turn = GeminiTurn()
         chunks = await self.client.aio.models.generate_content_stream(**self._arguments(request))
         async for chunk in chunks:
-            for part in gemini.dialect.parts_of(chunk):
-                call = part.get("function_call")
-                if isinstance(call, dict):
-                    # Gemini may omit ids: give one now, so announcement and call agree
-                    call["id"] = call.get("id") or f"gemini_{uuid.uuid4().hex[:16]}"
-                    yield CallAnnounced(call["id"], str(call.get("name") or ""))
-                parts.append(part)
-        yield TurnDone({"candidates": [{"content": {"role": "model", "parts": parts}}]})
+            for event in turn.add(event_data(chunk)):
+                yield event
+        yield TurnDone(turn.response())
 
     def _arguments(self, request: ModelRequest) -> dict[str, Any]:
         body = request.body
