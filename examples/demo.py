@@ -225,6 +225,7 @@ async def main() -> None:
     for run in result.agents:
         console.print(f"  {run.agent}: {run.turns} turns, {run.tool_calls} tool calls")
     await trip_the_breaker(console, call_log)
+    await call_log.aclose()
     console.print(f"\nEvery call is a line in {call_log.current_path}")
     console.print("`toolrail logs stats --dir logs` says:\n")
     console.print(format_stats(stats(read_entries(LOGS))), highlight=False)

@@ -113,6 +113,7 @@ async def main() -> None:
     with LiveProgress(narrator):
         await live.run_many(PARALLEL, ExecutionContext(agent="researcher"), max_concurrency=5)
 
+    await call_log.aclose()
     print(f"\nEvery call above is one line in {call_log.current_path}")
     print("`toolrail logs stats --dir logs` over the whole log says:\n")
     print(format_stats(stats(read_entries(call_log.directory))))

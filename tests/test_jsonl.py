@@ -165,6 +165,7 @@ async def test_secrets_are_redacted(tmp_path: Path) -> None:
         ToolCall(name="search", arguments={"query": f"use {secret}", "api_key": "hunter2"}),
         ExecutionContext(),
     )
+    call_log.flush()
     raw = call_log.current_path.read_text()
     assert secret not in raw
     assert "hunter2" not in raw
@@ -179,6 +180,7 @@ async def test_large_outputs_are_cut_with_a_marker(tmp_path: Path) -> None:
     await Executor(TOOLS, sinks=[call_log]).run(
         ToolCall(name="huge", arguments={"n": 50_000}), ExecutionContext()
     )
+    call_log.flush()
     [entry] = lines(tmp_path)
     output = entry["output"]
     assert isinstance(output, dict)
@@ -218,6 +220,7 @@ async def test_concurrent_tasks_and_threads_never_interleave(tmp_path: Path) -> 
     await executor.run_many(calls, ExecutionContext(), max_concurrency=50)
     for thread in threads:
         thread.join()
+    call_log.flush()
     written = lines(tmp_path)
     assert len(written) == 200 + 400
     assert sorted(len(str(e["output"])) for e in written if "output" in e) == list(
@@ -292,6 +295,7 @@ async def test_logs_cli_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[
     for n in range(3):
         await executor.run(ToolCall(name="huge", arguments={"n": n}), ExecutionContext())
     await executor.run(ToolCall(name="broken"), ExecutionContext())
+    await call_log.aclose()
     [huge_stats, broken_stats] = stats(read_entries(tmp_path))
     assert (huge_stats.tool, huge_stats.calls, huge_stats.failures) == ("huge", 3, 0)
     assert broken_stats.errors == {"execution_failed": 1}

@@ -3,9 +3,11 @@ rotation (issue 9, 'nothing is lost')."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import orjson
@@ -17,6 +19,12 @@ from toolrail.cli import main
 from toolrail.logreader import read_entries
 
 pytestmark = pytest.mark.anyio
+
+
+@tool
+def echo(text: str) -> str:
+    """Say it back."""
+    return text
 
 
 class BadRepr:
@@ -143,3 +151,51 @@ def test_a_minimal_line_is_still_schema_valid(tmp_path: Path) -> None:
     event = ToolCompleted(call_id="c", tool="t", context=ctx, outcome=outcome)
     record = log._minimal(event, ValueError("x"))
     jsonschema.validate(record, schema)
+
+
+async def test_a_lock_held_by_another_process_never_stalls_the_event_loop(tmp_path: Path) -> None:
+    """Calls finish while another holder keeps the log's flock; the lines follow once it lets go."""
+    log = JsonlCallLog(tmp_path)
+    tmp_path.mkdir(exist_ok=True)
+    holder = os.open(log.current_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # a separate open file: the same as another process
+    released = threading.Event()
+
+    def release() -> None:
+        released.set()
+        fcntl.flock(holder, fcntl.LOCK_UN)
+
+    timer = threading.Timer(20, release)  # a sink writing on the loop would wait for this
+    timer.start()
+    ex = Executor(ToolRegistry([echo]), sinks=[log])
+    for n in range(20):
+        await ex.run(ToolCall(name="echo", arguments={"text": str(n)}), ExecutionContext())
+    assert not released.is_set(), "the calls waited for the lock"
+    assert lines(tmp_path) == []  # nothing written yet: the writer waits for the lock
+    timer.cancel()
+    release()
+    os.close(holder)
+    async with log:
+        pass
+    assert sorted(int(str(e["output"])) for e in lines(tmp_path)) == list(range(20))
+
+
+def test_lines_still_queued_at_exit_are_written(tmp_path: Path) -> None:
+    """A program that never closes its log loses no line when it ends."""
+    program = (
+        "import asyncio, sys\n"
+        "from toolrail import Executor, ExecutionContext, JsonlCallLog, ToolCall\n"
+        "from toolrail import ToolRegistry, tool\n"
+        "@tool\n"
+        "def echo(text: str) -> str:\n"
+        "    '''Say it back.'''\n"
+        "    return text\n"
+        "ex = Executor(ToolRegistry([echo]), sinks=[JsonlCallLog(sys.argv[1])])\n"
+        "async def main():\n"
+        "    for n in range(500):\n"
+        "        call = ToolCall(name='echo', arguments={'text': str(n)})\n"
+        "        await ex.run(call, ExecutionContext())\n"
+        "asyncio.run(main())\n"
+    )
+    subprocess.run([sys.executable, "-c", program, str(tmp_path)], check=True, timeout=120)
+    assert sorted(int(str(e["output"])) for e in lines(tmp_path)) == list(range(500))

@@ -261,6 +261,7 @@ def _call(args: argparse.Namespace) -> int:
         )
         ctx = loaded.context(args.agent)
         outcome = await executor.run(ToolCall(name=args.name, arguments=args.args), ctx)
+        await call_log.aclose()
         match outcome.result:
             case Success(value):
                 print(dumps({"status": "success", "output": value}, indent=True).decode())

@@ -1,20 +1,29 @@
 """`JsonlCallLog`: one JSON line per finished call, in `tool-calls-YYYY-MM-DD.jsonl` (UTC).
 
-Each line is valid against `schemas/tool-call-log-entry.schema.json`. A line is written
-with one `write(2)` under an exclusive `flock`, so threads, tasks and separate processes
-appending to the same file never interleave; if a write fails half-way, the part written is
-cut off again, so a line is there whole or not at all.
+Each line is valid against `schemas/tool-call-log-entry.schema.json`. Recording is off the
+call path: the sink only queues the finished event; a writer thread builds, redacts and
+serialises the records and appends them in batches, each batch with one `write(2)` under an
+exclusive `flock`, so threads, tasks and separate processes appending to the same file
+never interleave, and a lock held by another process never stalls the event loop. If a
+write fails half-way, the part written is cut off again, so a line is there whole or not at
+all. `flush()` waits for what was queued; `close()` / `aclose()` (or `with` / `async with`)
+flush and stop, and whatever is still queued at interpreter exit is written then.
 """
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import fcntl
 import os
 import threading
+import weakref
+from collections import deque
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import orjson
 from returns.result import Failure, Result, Success
@@ -30,6 +39,11 @@ log = get_logger("toolrail.jsonl")
 
 SCHEMA_VERSION = 1
 FILE_PREFIX = "tool-calls-"
+_IDLE_S = 2.0
+"""A writer thread with nothing to write for this long ends; the next event starts one."""
+_LINGER_S = 0.002
+"""Once woken, the writer waits this long so a burst of calls becomes one write."""
+_LIVE: weakref.WeakSet[JsonlCallLog] = weakref.WeakSet()
 
 
 class JsonlCallLog:
@@ -52,20 +66,115 @@ class JsonlCallLog:
         self._lock = threading.Lock()
         self._fd: int | None = None
         self._day: date | None = None
+        self._queue: deque[tuple[date, ToolCompleted | ToolFailed] | threading.Event] = deque()
+        self._wake = threading.Event()
+        self._writer: threading.Thread | None = None
+        self._writer_lock = threading.Lock()
+        _LIVE.add(self)
 
     def __call__(self, event: ToolEvent) -> None:
+        """Queue a finished call for the writer thread: no I/O and no record building here."""
         if isinstance(event, ToolCompleted | ToolFailed):
-            try:
-                record = self.entry(event)
-            except Exception as error:  # what a tool returned defeated the record: keep the call
-                record = self._minimal(event, error)
-            written = self.write(record)
-            if isinstance(written, Failure):
-                log.error(
-                    "could not write call log line",
-                    error=str(written.failure()),
-                    directory=str(self.directory),
+            self._queue.append((self._clock().date(), event))
+            if not self._wake.is_set():
+                self._wake.set()
+            if self._writer is None:
+                self._start_writer()
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every call queued so far is written; False if `timeout` passed first."""
+        if self._writer is None and not self._queue:
+            return True  # no writer thread: nothing is in flight
+        done = threading.Event()
+        self._queue.append(done)
+        self._wake.set()
+        self._start_writer()
+        return done.wait(timeout)
+
+    def close(self) -> None:
+        """Write what is queued, then close the file (a later call opens it again)."""
+        self.flush()
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd, self._day = None, None
+
+    async def aclose(self) -> None:
+        """`close()` without blocking the event loop."""
+        await asyncio.to_thread(self.close)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        _type: type[BaseException] | None,
+        _error: BaseException | None,
+        _tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def _start_writer(self) -> None:
+        with self._writer_lock:
+            if self._writer is None:
+                self._writer = threading.Thread(
+                    target=self._write_queued, name="toolrail-call-log", daemon=True
                 )
+                self._writer.start()
+
+    def _write_queued(self) -> None:
+        """The writer thread: drain the queue in batches until it stays empty a while."""
+        while True:
+            if not self._wake.wait(_IDLE_S):
+                with self._writer_lock:
+                    if not self._queue:
+                        self._writer = None
+                        return
+            self._wake.clear()
+            if _LINGER_S:
+                self._wake.wait(_LINGER_S)  # let a burst gather; a flush wakes it at once
+            self._write_batch()
+
+    def _write_batch(self) -> None:
+        lines: dict[date, list[bytes]] = {}
+        waiting: list[threading.Event] = []
+        while self._queue:
+            item = self._queue.popleft()
+            if isinstance(item, threading.Event):
+                self._append(lines)
+                lines = {}
+                waiting.append(item)
+                continue
+            day, event = item
+            lines.setdefault(day, []).append(_line(self._record(event)))
+        self._append(lines)
+        for done in waiting:
+            done.set()
+
+    def _record(self, event: ToolCompleted | ToolFailed) -> Mapping[str, Any]:
+        try:
+            return self.entry(event)
+        except Exception as error:  # what a tool returned defeated the record: keep the call
+            return self._minimal(event, error)
+
+    def _append(self, lines: Mapping[date, list[bytes]]) -> None:
+        for day, batch in lines.items():
+            with self._lock:
+                try:
+                    append_whole(self._fd_for(day), b"".join(batch))
+                except OSError as error:
+                    log.error(
+                        "could not write call log lines",
+                        error=str(error),
+                        lines=len(batch),
+                        directory=str(self.directory),
+                    )
 
     def path_for(self, day: date) -> Path:
         return self.directory / f"{FILE_PREFIX}{day.isoformat()}.jsonl"
@@ -146,14 +255,10 @@ class JsonlCallLog:
     def write(self, record: Mapping[str, Any]) -> Result[None, OSError]:
         """Append one record as one line; a failure is returned, never raised. Text that is
         not valid UTF-8 (lone surrogates) is written with replacement characters."""
-        try:
-            line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
-        except (TypeError, orjson.JSONEncodeError):
-            line = orjson.dumps(_valid(record), option=orjson.OPT_APPEND_NEWLINE)
+        line = _line(record)
         with self._lock:
             try:
-                fd = self._fd_for(self._clock().date())
-                append_whole(fd, line)
+                append_whole(self._fd_for(self._clock().date()), line)
             except OSError as error:
                 return Failure(error)
         return Success(None)
@@ -167,12 +272,6 @@ class JsonlCallLog:
         except FileNotFoundError:
             return True
         return at_path.st_ino != os.fstat(self._fd).st_ino
-
-    def close(self) -> None:
-        with self._lock:
-            if self._fd is not None:
-                os.close(self._fd)
-                self._fd, self._day = None, None
 
     def _fd_for(self, day: date) -> int:
         if self._fd is not None and self._moved():  # renamed away (logrotate): a new file
@@ -204,6 +303,21 @@ class JsonlCallLog:
         if details:
             record["details"] = self._clean(details, self.max_output_bytes)
         return record
+
+
+def _line(record: Mapping[str, Any]) -> bytes:
+    """One record as one line; text that is not valid UTF-8 gets replacement characters."""
+    try:
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    except (TypeError, orjson.JSONEncodeError):
+        return orjson.dumps(_valid(record), option=orjson.OPT_APPEND_NEWLINE)
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    """Whatever the writer threads still hold is written before the interpreter ends."""
+    for call_log in list(_LIVE):
+        call_log.flush(timeout=10)
 
 
 def append_whole(fd: int, line: bytes) -> None:
