@@ -379,7 +379,7 @@ def _mcp_list(args: argparse.Namespace) -> int:
             for skipped in status.skipped:
                 print(f"  skipped {skipped}")
         for name in hub.pending_changes():
-            print(f"  changed since first seen, waiting for acceptance: {name}")
+            print(f"  held back, waiting for acceptance: {name}: {hub.held_reason(name)}")
         return 0
 
     return _with_tools(args, body)

@@ -18,7 +18,6 @@ from returns.result import Failure, Success
 
 from toolrail import (
     ApprovalRequired,
-    DuplicateToolError,
     ExecutionContext,
     ExecutionFailed,
     Executor,
@@ -222,12 +221,32 @@ async def test_close_leaves_no_orphan_process(test_server: McpServerConfig) -> N
 
 
 async def test_list_changed_adds_tools(test_server: McpServerConfig) -> None:
-    """`tools/list_changed` refreshes the list: a new tool becomes callable."""
+    """`tools/list_changed` refreshes the list: with `on_change = "accept"`, a new tool
+    becomes callable."""
+    config = test_server.model_copy(update={"on_change": "accept"})
     waiter = Waiter(lambda e: isinstance(e, ToolRegistered) and e.tool == "mcp__test__grown")
+    async with McpHub([config], sinks=[waiter]) as hub:
+        executor = Executor(hub.registry)
+        assert await call(executor, "mcp__test__grow") == Success("grew")
+        await waiter.wait()
+        assert await call(executor, "mcp__test__grown") == Success("grown")
+
+
+async def test_a_tool_added_mid_session_is_not_trusted_silently(
+    test_server: McpServerConfig,
+) -> None:
+    """(a) A tool that appears after the first listing is held back like a changed one."""
+    waiter = Waiter(lambda e: isinstance(e, ToolDefinitionChanged))
     async with McpHub([test_server], sinks=[waiter]) as hub:
         executor = Executor(hub.registry)
         assert await call(executor, "mcp__test__grow") == Success("grew")
         await waiter.wait()
+        [added] = [e for e in waiter.seen if isinstance(e, ToolDefinitionChanged)]
+        assert (added.tool, added.action, added.old_hash) == ("mcp__test__grown", "disabled", "")
+        assert "mcp__test__grown" not in hub.registry
+        assert hub.pending_changes() == ("mcp__test__grown",)
+        assert "added after" in (hub.held_reason("mcp__test__grown") or "")
+        assert hub.accept_change("mcp__test__grown")
         assert await call(executor, "mcp__test__grown") == Success("grown")
 
 
@@ -260,15 +279,17 @@ async def test_rug_pull_is_flagged(
     assert "mcp__test__add" in pins.read_text()
 
 
-async def test_name_clash_fails_loudly_with_a_fix(test_server: McpServerConfig) -> None:
-    """Two tools mapping to one name raise with a hint to rename."""
+async def test_name_clash_is_skipped_with_a_fix(test_server: McpServerConfig) -> None:
+    """Two tools mapping to one name are both left out, each with a hint to rename; the
+    hub does not raise and the server's other tools work."""
     config = test_server.model_copy(update={"rename": {"add": "refuse"}})
-    hub = McpHub([config])
-    try:
-        with pytest.raises(DuplicateToolError, match=r"rename = \{"):
-            await hub.connect()
-    finally:
-        await hub.close()
+    async with McpHub([config]) as hub:
+        [status] = hub.status()
+        clashes = [s for s in status.skipped if "all become 'mcp__test__refuse'" in s]
+        assert len(clashes) == 2
+        assert all("rename = {" in s for s in clashes)
+        assert "mcp__test__refuse" not in hub.registry
+        assert await call(Executor(hub.registry), "mcp__test__pid") != Success(None)
 
 
 def test_long_names_are_shortened_stably() -> None:

@@ -14,6 +14,7 @@ import orjson
 import pydantic
 from returns.result import Failure, Result, Success
 
+_INVALID = re.compile(r"[^a-zA-Z0-9_-]")  # as naming.sanitize replaces them
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 OnChange = Literal["disable", "approve", "accept"]
@@ -48,6 +49,23 @@ class McpServerConfig(pydantic.BaseModel):
     """A stdio server's stderr: "inherit", "discard", or a file path to append to."""
     rename: dict[str, str] = {}
     """Original tool name → the tool part of its toolrail name, to settle clashes."""
+    handshake: Literal["auto", "legacy"] = "auto"
+    """"auto" discovers the newest protocol both sides speak; "legacy" insists on the
+    `initialize` handshake (2025-11-25 and before), for servers whose discovery misbehaves."""
+    max_message_bytes: int = pydantic.Field(default=32 * 1024 * 1024, gt=0)
+    """A stdio server's largest message: a bigger one fails its call and resets the session."""
+
+    @pydantic.field_validator("name")
+    @classmethod
+    def _unambiguous(cls, name: str) -> str:
+        """`mcp__<server>__<tool>` must say where the server ends: no `__` in the server part."""
+        part = _INVALID.sub("_", name)
+        if not part or "__" in part or part.startswith("_") or part.endswith("_"):
+            raise ValueError(
+                f"server name {name!r} would make tool names ambiguous: use letters, digits, "
+                "'-' and single '_' inside the name (e.g. 'git-hub' or 'git_hub')"
+            )
+        return name
 
     @pydantic.model_validator(mode="after")
     def _one_way_in(self) -> McpServerConfig:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Literal, TextIO
 
 import anyio
@@ -28,6 +27,8 @@ from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ExecutionFailed, TimedOut, ToolError, TransportError
 from toolrail.diagnostics import get_logger
 from toolrail.mcp.config import McpServerConfig
+from toolrail.mcp.content import from_call_result
+from toolrail.mcp.stdio import StdioReport, bounded_stdio_client
 
 log = get_logger("toolrail.mcp")
 
@@ -45,7 +46,7 @@ class McpConnection:
         config: McpServerConfig,
         *,
         on_state: StateCallback | None = None,
-        on_tools_changed: Callable[[], Awaitable[None]] | None = None,
+        on_tools_changed: Callable[[], None] | None = None,
         in_process: object | None = None,
     ) -> None:
         self.config = config
@@ -57,14 +58,20 @@ class McpConnection:
         self._client: Client | None = None
         self._owner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
+        self._owners: dict[asyncio.Task[None], asyncio.Event] = {}  # sessions still winding down
         self._lock = asyncio.Lock()
         self._broken_at = 0.0
         self._errfile: TextIO | None = None
-        self._background: set[asyncio.Future[None]] = set()
+        self._report = StdioReport()
 
     @property
     def name(self) -> str:
         return self.config.name
+
+    @property
+    def pid(self) -> int | None:
+        """The server process of the current session (stdio only)."""
+        return self._report.pid if self._client is not None else None
 
     async def list_tools(self) -> Result[list[mcp_types.Tool], TransportError]:
         """Every tool the server lists, following pagination."""
@@ -72,6 +79,7 @@ class McpConnection:
         if isinstance(started, Failure):
             return started
         client = started.unwrap()
+        report = self._report
         tools: list[mcp_types.Tool] = []
         cursor: str | None = None
         try:
@@ -84,8 +92,15 @@ class McpConnection:
                 cursor = page.next_cursor
                 if cursor is None:
                     break
-        except (MCPError, TimeoutError, OSError, RuntimeError) as error:
-            return Failure(self._transport_error("listing tools", error))
+        except (
+            MCPError,
+            TimeoutError,
+            OSError,
+            RuntimeError,
+            ValueError,
+            *_STREAM_BROKEN,
+        ) as error:
+            return Failure(self._transport_error("listing tools", error, report))
         return Success(tools)
 
     async def call(
@@ -96,6 +111,7 @@ class McpConnection:
         if isinstance(started, Failure):
             return started
         client = started.unwrap()
+        report = self._report
         idle = self.config.tool_timeouts.get(tool, self.config.timeout_s)
         hard_stop = time.monotonic() + self.config.max_timeout_s
         loop = asyncio.get_running_loop()
@@ -112,14 +128,16 @@ class McpConnection:
                 result = await client.call_tool(tool, arguments, progress_callback=on_progress)
         except TimeoutError as error:
             if deadline.expired():  # the SDK tells the server to cancel the abandoned request
-                return Failure(
-                    TimedOut(
-                        message=f"{tool} on MCP server {self.name!r} sent no result or progress "
-                        f"for {idle:g}s (or ran past {self.config.max_timeout_s:g}s)",
-                        timeout_s=idle,
-                    )
+                message = (
+                    f"{tool} on MCP server {self.name!r} sent no result or progress "
+                    f"for {idle:g}s (or ran past {self.config.max_timeout_s:g}s)"
                 )
-            return Failure(self._transport_error(f"calling {tool}", error))
+                if report.receiving and report is self._report:
+                    # a message is still arriving: the next call would wait behind it
+                    self._reset(f"reset: {report.receiving} bytes of a message were still arriving")
+                    message += "; a message was still arriving, so the session was reset"
+                return Failure(TimedOut(message=message, timeout_s=idle))
+            return Failure(self._transport_error(f"calling {tool}", error, report))
         except RuntimeError as error:  # the SDK refused the answer (e.g. not its outputSchema)
             return Failure(
                 ExecutionFailed(
@@ -127,20 +145,28 @@ class McpConnection:
                 )
             )
         except (MCPError, OSError, *_STREAM_BROKEN) as error:
-            return Failure(self._transport_error(f"calling {tool}", error))
-        return _from_call_result(result)
+            return Failure(self._transport_error(f"calling {tool}", error, report))
+        return from_call_result(result)
 
     async def close(self) -> None:
-        """End the session and the server process; idempotent."""
-        self._stop.set()
-        if self._owner is not None:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(self._owner), 10)
-            if not self._owner.done():
-                self._owner.cancel()
-        if self._errfile is not None:
-            self._errfile.close()
+        """End the session and the server process; idempotent. A caller's cancellation
+        is not swallowed: the sessions are told to stop, and it propagates."""
         self._set_state("closed", "closed by toolrail")
+        self._client = None
+        self._retire()
+        owners = [task for task in self._owners if not task.done()]
+        try:
+            if owners:
+                _, late = await asyncio.wait(owners, timeout=10)
+                for task in late:
+                    task.cancel()
+        except asyncio.CancelledError:
+            for task in owners:
+                task.cancel()
+            raise
+        finally:
+            if self._errfile is not None:
+                self._errfile.close()
 
     # --- the session's life ------------------------------------------------------------
 
@@ -163,36 +189,65 @@ class McpConnection:
             return await self._start()
 
     async def _start(self) -> Result[Client, TransportError]:
-        await self._stop_owner()
-        self._stop = asyncio.Event()
+        self._retire()
+        stop = asyncio.Event()
+        report = self._report = StdioReport()
         ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
-        self._owner = asyncio.create_task(self._own_session(ready), name=f"mcp:{self.name}")
+        owner = asyncio.create_task(self._own_session(ready, stop, report), name=f"mcp:{self.name}")
+        self._owner, self._stop = owner, stop
+        self._owners[owner] = stop
+        owner.add_done_callback(self._forget)
         try:
             client = await asyncio.wait_for(asyncio.shield(ready), self.config.startup_timeout_s)
         except TimeoutError:
-            self._owner.cancel()
-            return Failure(self._broken(f"did not start within {self.config.startup_timeout_s:g}s"))
+            self._retire()
+            return Failure(
+                self._broken(
+                    f"did not start within {self.config.startup_timeout_s:g}s"
+                    + _stderr_note(report)
+                )
+            )
+        except asyncio.CancelledError:
+            self._retire()
+            raise
         except Exception as error:
-            return Failure(self._broken(f"could not start: {_describe(error)}"))
+            await asyncio.wait([owner], timeout=5)  # its exit status and last words
+            return Failure(self._broken(f"could not start: {_describe(error)}{_ended(report)}"))
+        if self.state == "closed":
+            self._retire()
+            return Failure(
+                TransportError(message=f"MCP server {self.name!r} was closed", server=self.name)
+            )
         self._client = client
         self.failures = 0
         self._set_state("ready", "connected")
         return Success(client)
 
-    async def _own_session(self, ready: asyncio.Future[Client]) -> None:
+    def _forget(self, task: asyncio.Task[None]) -> None:
+        self._owners.pop(task, None)
+
+    def _retire(self) -> None:
+        """Tell the current session to wind down; it does so in the background."""
+        self._stop.set()
+
+    async def _own_session(
+        self, ready: asyncio.Future[Client], stop: asyncio.Event, report: StdioReport
+    ) -> None:
+        client: Client | None = None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 client = await stack.enter_async_context(
                     Client(
-                        await self._target(stack),
+                        await self._target(stack, report),
                         message_handler=self._on_message,
                         read_timeout_seconds=self.config.max_timeout_s,
+                        mode=self.config.handshake,
                     )
                 )
                 ready.set_result(client)
                 listener = asyncio.create_task(self._listen(client))
                 try:
-                    await self._stop.wait()
+                    await stop.wait()
                 finally:
                     listener.cancel()
         except BaseException as error:
@@ -204,9 +259,10 @@ class McpConnection:
                 raise
             log.debug("MCP session ended", server=self.name, error=_describe(error))
         finally:
-            self._client = None
+            if client is not None and self._client is client:
+                self._client = None
 
-    async def _target(self, stack: contextlib.AsyncExitStack) -> Any:
+    async def _target(self, stack: contextlib.AsyncExitStack, report: StdioReport) -> Any:
         """What `Client` connects to; resources it needs are closed with `stack`."""
         config = self.config
         if config.kind == "inprocess":
@@ -221,7 +277,11 @@ class McpConnection:
                 env=config.env or None,
                 cwd=config.cwd,
             )
-            return stdio_client(params, errlog=self._errlog())
+            if sys.platform == "win32":  # pragma: no cover - the SDK's own, unbounded
+                return stdio_client(params, errlog=self._errlog() or sys.stderr)
+            return bounded_stdio_client(
+                params, errlog=self._errlog(), max_bytes=config.max_message_bytes, report=report
+            )
         assert config.url is not None
         if config.kind == "sse":
             return sse_client(
@@ -235,38 +295,50 @@ class McpConnection:
             http = await stack.enter_async_context(create_mcp_http_client(config.headers))
         return streamable_http_client(config.url, http_client=http)
 
-    def _errlog(self) -> TextIO:
+    def _errlog(self) -> TextIO | None:
         if self.config.stderr == "inherit":
             return sys.stderr
-        path = os.devnull if self.config.stderr == "discard" else self.config.stderr
+        if self.config.stderr == "discard":
+            return None
         if self._errfile is None or self._errfile.closed:
-            self._errfile = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            self._errfile = open(self.config.stderr, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         return self._errfile
 
     async def _listen(self, client: Client) -> None:
         """Follow `tools/list_changed` on servers of the 2026-07-28 protocol."""
         if self._on_tools_changed is None:
             return
-        with contextlib.suppress(Exception):
+        try:
             async with client.listen(tools_list_changed=True) as subscription:
                 async for _ in subscription:
-                    await self._on_tools_changed()
+                    self._on_tools_changed()
+        except MCPError as error:  # e.g. an older protocol: notifications arrive instead
+            log.debug("no tools/list_changed subscription", server=self.name, error=error.message)
+        except Exception as error:
+            log.warning(
+                "MCP tools/list_changed subscription ended",
+                server=self.name,
+                error=_describe(error),
+            )
 
     async def _on_message(self, message: object) -> None:
         """Older servers announce tool-list changes as notifications."""
         if isinstance(message, mcp_types.ToolListChangedNotification) and self._on_tools_changed:
-            task = asyncio.ensure_future(self._on_tools_changed())
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._on_tools_changed()
 
-    async def _stop_owner(self) -> None:
-        if self._owner is not None and not self._owner.done():
-            self._stop.set()
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(self._owner), 5)
-            self._owner.cancel()
-
-    def _transport_error(self, doing: str, error: BaseException) -> TransportError:
+    def _transport_error(
+        self, doing: str, error: BaseException, report: StdioReport
+    ) -> TransportError:
+        if report.oversized is not None:
+            why = (
+                f"sent a message of more than {self.config.max_message_bytes} bytes "
+                f"(max_message_bytes) while {doing}"
+            )
+            if report is self._report:
+                self._reset(why)
+            return TransportError(
+                message=f"MCP server {self.name!r} {why}; the session was reset", server=self.name
+            )
         closed = isinstance(error, MCPError) and error.code == CONNECTION_CLOSED
         if closed or not isinstance(error, MCPError):
             return self._broken(f"connection lost while {doing}: {_describe(error)}")
@@ -274,34 +346,49 @@ class McpConnection:
             message=f"MCP server {self.name!r} refused {doing}: {error.message}", server=self.name
         )
 
+    def _reset(self, why: str) -> None:
+        """End this session now, without counting a failure: the next call starts afresh."""
+        self._client = None
+        self._retire()
+        self._set_state("broken", why)
+
     def _broken(self, why: str) -> TransportError:
         self.failures += 1
         self._broken_at = time.monotonic()
         self._client = None
-        self._stop.set()
+        self._retire()
         self._set_state("broken", why)
         return TransportError(
             message=f"MCP server {self.name!r} {why}; the next call restarts it", server=self.name
         )
 
     def _set_state(self, state: State, detail: str) -> None:
+        if self.state == "closed":
+            return
         self.state = state
         if self._on_state is not None:
             self._on_state(self.name, state, detail)
 
 
 def _describe(error: BaseException) -> str:
+    """One line for an error; an exception group is described by its innermost errors."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in error.exceptions)
+    if isinstance(error, MCPError) and error.code == CONNECTION_CLOSED:
+        return "the connection closed during the handshake"
     return ExecutionFailed.from_exception(error).message
 
 
-def _from_call_result(result: mcp_types.CallToolResult) -> Result[object, ToolError]:
-    """Structured content, else text, else the content blocks as JSON data."""
-    texts = [block.text for block in result.content if isinstance(block, mcp_types.TextContent)]
-    if result.is_error:
-        message = "\n".join(texts) or "the MCP tool reported an error without a message"
-        return Failure(ExecutionFailed(message=message, model_can_fix=True))
-    if result.structured_content is not None:
-        return Success(result.structured_content)
-    if len(texts) == len(result.content):
-        return Success("\n".join(texts))
-    return Success([block.model_dump(mode="json", exclude_none=True) for block in result.content])
+def _ended(report: StdioReport) -> str:
+    """How the server process ended, for a start-up failure."""
+    status = (
+        "" if report.returncode is None else f"; the process exited with status {report.returncode}"
+    )
+    return status + _stderr_note(report)
+
+
+def _stderr_note(report: StdioReport) -> str:
+    tail = report.stderr_tail()
+    return f"; its stderr ended with:\n{tail}" if tail else ""
