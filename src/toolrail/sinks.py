@@ -29,7 +29,7 @@ class Fanout:
             except BaseException:  # a sink's failure of any kind never breaks a call
                 log.exception("sink failed", sink=_name(sink), event_type=type(event).__name__)
                 continue
-            if inspect.isawaitable(returned):
+            if returned is not None and inspect.isawaitable(returned):
                 self._background(returned, sink)
 
     def _background(self, awaitable: Awaitable[None], sink: Sink) -> None:

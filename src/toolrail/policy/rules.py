@@ -165,6 +165,10 @@ class Rules:
     allow: tuple[Rule, ...] = ()
     ask: tuple[Rule, ...] = ()
     deny: tuple[Rule, ...] = ()
+    _about: dict[str, tuple[Rules, Decision | None]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """Per tool name: the rules that name it, and their decision if no argument is read."""
 
     @classmethod
     def of(
@@ -179,7 +183,30 @@ class Rules:
 
     def decide(self, tool: str, arguments: Mapping[str, object] | None) -> Decision:
         """The strongest verdict; `arguments=None` asks about the tool alone (visibility)."""
-        call = None if arguments is None else Call(arguments)
+        about = self._about.get(tool)
+        if about is None:
+            about = self._rules_about(tool)
+        rules, fixed = about
+        if fixed is not None:
+            return fixed  # no rule about this tool reads its arguments
+        return rules._decide(tool, None if arguments is None else Call(arguments), bool(self.allow))
+
+    def _rules_about(self, tool: str) -> tuple[Rules, Decision | None]:
+        """The rules that name `tool` (the others cannot change its verdict), remembered."""
+        rules = Rules(
+            tuple(r for r in self.allow if r.names(tool)),
+            tuple(r for r in self.ask if r.names(tool)),
+            tuple(r for r in self.deny if r.names(tool)),
+        )
+        reads = any(r.pattern is not None for r in (*rules.allow, *rules.ask, *rules.deny))
+        about = (rules, None if reads else rules._decide(tool, None, bool(self.allow)))
+        if len(self._about) >= 4096:  # names come from registries: bounded, but be sure
+            self._about.clear()
+        self._about[tool] = about
+        return about
+
+    def _decide(self, tool: str, call: Call | None, allow_list: bool) -> Decision:
+        """deny > ask > unsure > allow; what an allow list does not allow is asked."""
         for rule in self.deny:
             if rule._matches(tool, call):
                 return Decision("deny", rule.text)
@@ -191,7 +218,7 @@ class Rules:
         allowed = self._allowed(tool, call)
         if allowed is not None:
             return Decision("allow", allowed)
-        return Decision("ask", NOT_ALLOWED) if self.allow else Decision(None)
+        return Decision("ask", NOT_ALLOWED) if allow_list else Decision(None)
 
     def _unsure(self, tool: str, call: Call) -> bool:
         """A command some argument rule reads could not be understood for sure."""
