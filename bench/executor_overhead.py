@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -66,6 +68,45 @@ def toolrail_executor(*, with_table: bool, functional: bool = False) -> AsyncCal
     return run
 
 
+def full_railway(*, otel: bool = False) -> AsyncCall:
+    """Agent table, allow/ask/deny rules, a budget, declared permissions, a deadline, the
+    JSONL call log and the stream handler; with `otel`, spans too (a batch processor
+    exporting nowhere: no exporter I/O on the call path)."""
+    from bench.railway_overhead import RULES
+    from toolrail import JsonlCallLog, ToolStreamHandler
+    from toolrail.policy import Budget, Gates
+
+    sinks: list[Any] = [
+        JsonlCallLog(tempfile.mkdtemp(prefix="toolrail-bench-")),
+        ToolStreamHandler(on_update=lambda update: None),
+    ]
+    if otel:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+
+        from toolrail.observe.otel import OtelSink
+
+        provider = TracerProvider()
+        provider.add_span_processor(BatchSpanProcessor(SpanExporter()))
+        sinks.append(OtelSink(provider))
+    executor = Executor(
+        ToolRegistry([tool(add, permissions=["math:add"], timeout_s=30)]),
+        agents=AgentToolTable({"bench": ["add*"]}),
+        gates=Gates(
+            rules=RULES,
+            budget=Budget(per_agent=10**9, per_conversation=10**9, per_tool={"add": 10**9}),
+        ),
+        sinks=sinks,
+    )
+    ctx = ExecutionContext(agent="bench", permissions=frozenset({"math:add"}))
+    call = ToolCall(name="add", arguments=ARGS, id="c1")
+
+    async def run() -> object:
+        return (await executor.run(call, ctx)).result
+
+    return run
+
+
 def openai_agents() -> AsyncCall:
     os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
     from agents import function_tool
@@ -118,6 +159,8 @@ async def main() -> None:
         "toolrail Executor.run, functional-form tool": toolrail_executor(
             with_table=False, functional=True
         ),
+        "toolrail full railway (gates, JSONL log, stream)": full_railway(),
+        "toolrail full railway + OTel sink": full_railway(otel=True),
         "openai-agents FunctionTool.on_invoke_tool": openai_agents(),
         "pydantic-ai ToolManager.handle_call": await pydantic_ai(),
         "langchain-core StructuredTool.ainvoke": langchain_core(),

@@ -50,9 +50,9 @@ def report(title: str, timings: list[Timing], *, baseline: str) -> None:
     """Print a table of timings with ratios against `baseline`."""
     base = next(t for t in timings if t.name == baseline)
     print(f"\n{title}")
-    print(f"  {'':44} {'median µs':>10} {'p99 µs':>10} {'× ' + baseline:>16}")
+    print(f"  {'':50} {'median µs':>10} {'p99 µs':>10} {'× ' + baseline:>16}")
     for t in timings:
         print(
-            f"  {t.name:44} {t.median_us:10.1f} {t.p99_us:10.1f} "
+            f"  {t.name:50} {t.median_us:10.1f} {t.p99_us:10.1f} "
             f"{t.median_us / base.median_us:16.2f}"
         )
