@@ -128,3 +128,22 @@ def test_exclusions_always_win(patterns: list[str], name: str) -> None:
     """Whatever else an entry says, `!name` keeps that name out."""
     table = AgentToolTable({"a": [*patterns, "*", f"!{name}"]})
     assert not table.allows("a", name)
+
+
+def test_subscribe_tells_each_change_until_unsubscribed() -> None:
+    """A listener hears register and unregister, in order, and nothing once unsubscribed."""
+    from toolrail import ToolRegistry, tool
+
+    @tool
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    heard: list[tuple[str, str]] = []
+    registry = ToolRegistry()
+    stop = registry.subscribe(lambda change, found: heard.append((change, found.name)))
+    registry.register(ping)
+    registry.unregister("ping")
+    stop()
+    registry.register(ping)
+    assert heard == [("register", "ping"), ("unregister", "ping")]

@@ -42,6 +42,9 @@ from toolrail.orchestrator import RunResult as RunResult
 from toolrail.registry import AgentToolTable as AgentToolTable
 from toolrail.registry import DuplicateToolError as DuplicateToolError
 from toolrail.registry import ToolRegistry as ToolRegistry
+from toolrail.routing import Match as Match
+from toolrail.routing import Router as Router
+from toolrail.routing import RoutingSettings as RoutingSettings
 from toolrail.stream import ToolStreamHandler as ToolStreamHandler
 
 if TYPE_CHECKING:  # imported on first use: serving loads the MCP SDK's server side
@@ -74,12 +77,15 @@ __all__ = [
     "InternalError",
     "InvalidArguments",
     "JsonlCallLog",
+    "Match",
     "McpToolServer",
     "NotAllowed",
     "Orchestrator",
     "ParameterSchema",
     "PermissionDenied",
     "Result",
+    "Router",
+    "RoutingSettings",
     "RunResult",
     "ScriptedModel",
     "ScriptedTurn",

@@ -21,6 +21,10 @@ class DuplicateToolError(ValueError):
     """Two tools were registered under one name; raised at set-up time, not during calls."""
 
 
+RegistryListener = Callable[[str, AnyTool], None]
+"""Told of each registry change: `("register" | "unregister", tool)`."""
+
+
 class ToolRegistry:
     """Every tool an executor can run, by name.
 
@@ -37,6 +41,7 @@ class ToolRegistry:
         self._tools: dict[str, AnyTool] = {}
         self.version = 0
         """Counts changes (register, unregister): what caches of the tool list key on."""
+        self._listeners: list[RegistryListener] = []
         for item in tools:
             self.register(item)
 
@@ -50,6 +55,8 @@ class ToolRegistry:
             )
         self._tools[tool.name] = tool
         self.version += 1
+        for listener in tuple(self._listeners):
+            listener("register", tool)
         return tool
 
     def unregister(self, name: str) -> Result[AnyTool, UnknownTool]:
@@ -57,7 +64,15 @@ class ToolRegistry:
         removed = self.get(name).map(lambda found: self._tools.pop(found.name))
         if isinstance(removed, Success):
             self.version += 1
+            for listener in tuple(self._listeners):
+                listener("unregister", removed.unwrap())
         return removed
+
+    def subscribe(self, listener: RegistryListener) -> Callable[[], None]:
+        """Call `listener("register" | "unregister", tool)` on each change (an index kept in
+        step, e.g. a router's); returns the function that unsubscribes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def find(self, name: str) -> AnyTool | None:
         """The tool called `name`, or None: the executor's hot path."""

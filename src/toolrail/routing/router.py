@@ -1,0 +1,238 @@
+"""`Router`: the few tools that matter for a request, out of every tool the registry holds."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from toolrail.core.context import ExecutionContext
+from toolrail.core.tool import AnyTool
+from toolrail.events import ToolEvent
+from toolrail.registry import AgentToolTable, ToolRegistry
+from toolrail.routing.diversity import Candidate, diverse
+from toolrail.routing.failures import ConversationFailures
+from toolrail.routing.index import LexicalIndex
+from toolrail.routing.text import words
+
+if TYPE_CHECKING:
+    from toolrail.executor import Executor
+
+DEPRECATED_TAG = "deprecated"
+"""A tool is deprecated when it carries this tag, or its description starts with
+"Deprecated" (the convention of OpenAPI summaries and many MCP servers)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One routed tool: its `score` (higher is better) and the signals behind it."""
+
+    tool: AnyTool
+    score: float
+    explain: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoutingSettings:
+    """Fixed constants, each justified by what it means rather than fitted to a dataset."""
+
+    min_evidence: float = 0.5
+    """"Nothing relevant" when the best tool's matched request words weigh (idf) less than
+    this share of one word only one tool has: a request must share at least one specific
+    word with a tool, whatever the length of the request or the size of the catalogue."""
+    diversity: float = 0.3
+    """MMR's 1 - lambda (Carbonell & Goldstein's usual 0.7 relevance / 0.3 novelty), with
+    similarity the cosine of two tools' weighted words: near-duplicates give way."""
+    failed_penalty: float = 0.5
+    """Score factor for a tool that failed earlier in this conversation (until it succeeds)."""
+    deprecated_penalty: float = 0.5
+    health_min_calls: int = 5
+    """A health record counts once it has this many calls: factor 0.5 + success rate / 2."""
+
+
+class Router:
+    """Ranks a registry's tools for a request, in step with the registry.
+
+    >>> from toolrail import tool, ToolRegistry
+    >>> @tool
+    ... def get_weather(city: str) -> str:
+    ...     "Current weather for a city."
+    ...     return "sunny"
+    >>> @tool
+    ... def send_invoice(customer: str) -> str:
+    ...     "Email an invoice to a customer."
+    ...     return "sent"
+    >>> router = Router(ToolRegistry([get_weather, send_invoice]))
+    >>> [m.tool.name for m in router.search("what's the weather in Paris?", k=3)]
+    ['get_weather']
+    >>> router.search("book a flight to Rome")
+    ()
+
+    `executor` brings the agent table, permissions, gates, circuits and health (the same
+    filter as `Executor.visible`); without one, `agents` alone filters by agent. Put
+    `router.observe` among the executor's sinks to penalise tools that failed in a
+    conversation. `pinned` (names or glob patterns) are always returned, ahead of the rest.
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        executor: Executor | None = None,
+        agents: AgentToolTable | None = None,
+        pinned: Iterable[str] = (),
+        settings: RoutingSettings | None = None,
+    ) -> None:
+        self.registry = registry
+        self.executor = executor
+        self.agents = agents if agents is not None or executor is None else executor.agents
+        self.pinned = tuple(pinned)
+        self.settings = settings or RoutingSettings()
+        self.index = LexicalIndex()
+        self.failures = ConversationFailures()
+        self._seen_version = -1
+        self._visible_names: tuple[object, set[str]] = ((), set())
+        self.close = registry.subscribe(self._changed)
+        """Stop following the registry (the index then catches up on the next search)."""
+        self.sync()
+
+    def sync(self) -> None:
+        """Bring the index in step with the registry: only tools added, removed or replaced
+        are touched. Runs by itself on registry changes; cheap when nothing changed."""
+        if self._seen_version == self.registry.version:
+            return
+        current = {t.name: t for t in self.registry}
+        for name in self.index.names():
+            if name not in current:
+                self.index.remove(name)
+        for name, found in current.items():
+            if name not in self.index:
+                self.index.add(found)
+        self._seen_version = self.registry.version
+
+    def _changed(self, change: str, tool: AnyTool) -> None:
+        if change == "register":
+            self.index.add(tool)
+        else:
+            self.index.remove(tool.name)
+        if self._seen_version == self.registry.version - 1:
+            self._seen_version = self.registry.version
+
+    def observe(self, event: ToolEvent) -> None:
+        """A sink: remembers, per conversation, the tools that failed and not yet succeeded."""
+        self.failures.observe(event)
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        agent: str | None = None,
+        ctx: ExecutionContext[Any] | None = None,
+        permissions: frozenset[str] | None = None,
+        exclude: Iterable[str] = (),
+    ) -> tuple[Match, ...]:
+        """Pinned tools, then up to `k` tools ranked for `query`; empty (bar pinned) when
+        nothing is relevant. `agent` (or `ctx.agent`) limits the answer to the tools that
+        agent may call; `ctx` also brings its permissions and its conversation's failures."""
+        self.sync()
+        if ctx is not None:
+            agent = agent if agent is not None else ctx.agent
+            permissions = permissions if permissions is not None else ctx.permissions
+        allowed = self._allowed(agent, permissions)
+        pinned = self._pinned(allowed)
+        skip = {m.tool.name for m in pinned} | set(exclude)
+        failed = self.failures.of(ctx.conversation_id) if ctx is not None else frozenset()
+        return pinned + self._rank(query, k, allowed, failed, skip)
+
+    def _allowed(self, agent: str | None, permissions: frozenset[str] | None) -> set[str] | None:
+        """The names `agent` may call (None: every tool); the executor's own filter if any."""
+        executor = self.executor
+        if executor is not None and agent is not None:
+            visible = executor.visible(agent, permissions)
+            if self._visible_names[0] is not visible:  # the executor caches its answer
+                self._visible_names = (visible, {t.name for t in visible})
+            return self._visible_names[1]
+        table = self.agents if agent is not None else None
+        hidden = executor.resilience.hidden if executor and executor.resilience.any_open else None
+        if table is None and permissions is None and hidden is None:
+            return None
+        return {
+            t.name
+            for t in self.registry
+            if (table is None or agent is None or table.allows(agent, t.name))
+            and (permissions is None or t.permissions <= permissions)
+            and (hidden is None or not hidden(t))
+        }
+
+    def _pinned(self, allowed: set[str] | None) -> tuple[Match, ...]:
+        if not self.pinned:
+            return ()
+        names = [
+            t.name
+            for t in self.registry
+            if any(fnmatch.fnmatchcase(t.name, pattern) for pattern in self.pinned)
+        ]
+        return tuple(
+            Match(found, 0.0, {"pinned": True})
+            for name in names
+            if (allowed is None or name in allowed) and (found := self.registry.find(name))
+        )
+
+    def _rank(
+        self,
+        query: str,
+        k: int,
+        allowed: set[str] | None,
+        failed: frozenset[str],
+        skip: set[str],
+    ) -> tuple[Match, ...]:
+        terms = words(query)
+        if not terms or k <= 0:
+            return ()
+        idf = {t: self.index.idf(t) for t in set(terms)}
+        information = sum(idf.values()) or 1.0
+        candidates: list[Candidate] = []
+        best_evidence = 0.0
+        for name, (bm25, matched) in self.index.score(terms).items():
+            if name in skip or (allowed is not None and name not in allowed):
+                continue
+            found = self.registry.find(name)
+            if found is None:
+                continue
+            evidence = sum(idf[t] for t in matched)
+            best_evidence = max(best_evidence, evidence)
+            signals: dict[str, object] = {
+                "bm25": round(bm25, 4),
+                "coverage": round(evidence / information, 3),
+                "matched": sorted(matched),
+            }
+            factor = self._factor(found, failed, signals)
+            candidates.append(Candidate(bm25 * factor, found, signals))
+        if best_evidence < self.settings.min_evidence * self.index.idf(""):
+            return ()
+        candidates.sort(key=lambda c: c.score, reverse=True)
+        pool = candidates[: max(3 * k, 30)]
+        return tuple(
+            Match(c.tool, round(c.score, 4), c.signals)
+            for c in diverse(pool, k, self.settings.diversity, self.index.vector)
+        )
+
+    def _factor(self, tool: AnyTool, failed: frozenset[str], signals: dict[str, object]) -> float:
+        settings = self.settings
+        factor = 1.0
+        if tool.name in failed:
+            factor *= settings.failed_penalty
+            signals["failed_in_conversation"] = settings.failed_penalty
+        if DEPRECATED_TAG in tool.tags or tool.description.lower().startswith("deprecated"):
+            factor *= settings.deprecated_penalty
+            signals["deprecated"] = settings.deprecated_penalty
+        if self.executor is not None:
+            health = self.executor.health.health(tool.name)
+            if health is not None and health.calls >= settings.health_min_calls:
+                health_factor = 0.5 + health.success_rate / 2
+                if health_factor < 1.0:
+                    factor *= health_factor
+                    signals["health"] = round(health_factor, 3)
+        return factor

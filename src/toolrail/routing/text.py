@@ -1,0 +1,36 @@
+"""Words for lexical routing: identifiers split, lower-cased, stop words dropped, stemmed."""
+
+from __future__ import annotations
+
+import re
+
+from toolrail.routing.porter import porter
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+"""`getCurrentTime` -> get, Current, Time; `HTTPServer` -> HTTP, Server; `mcp__git__log` too."""
+
+_STOP = """
+a about above after again all also am an and any are as at be been before being below between
+both but by can could did do does doing down during each else few for from further had has
+have having he her here hers him his how i if in into is it its itself just let me more most my
+no nor not of off on once only or other our ours out over own please same she should so some
+such than that the their them then there these they this those through to too under until up
+very via was we were what when where which while who whom why will with would you your yours
+want wants need needs like tell give show find know help using use used get gets make one
+"""
+STOP_WORDS = frozenset(_STOP.split())
+"""Function words and request filler ("please tell me", "I want", "help"): they name no tool."""
+
+
+def words(text: str) -> list[str]:
+    """The stemmed content words of `text`, in order, repeats kept.
+
+    >>> words("getCurrentTime for the HTTPServer, please")
+    ['current', 'time', 'http', 'server']
+    """
+    out: list[str] = []
+    for raw in _WORD.findall(text):
+        word = raw.lower()
+        if len(word) > 1 and word not in STOP_WORDS:
+            out.append(porter(word))
+    return out
