@@ -59,6 +59,7 @@ def with_upstream(directory: Path) -> Path:
 command = {sys.executable!r}
 args = [{str(UPSTREAM)!r}]
 stderr = "discard"
+on_change = "accept"  # tools it grows are trusted: these tests follow list_changed
 """,
     )
 
@@ -81,6 +82,7 @@ def hub_config(config: Path, *extra: str, name: str = "toolrail") -> McpServerCo
         trusted=True,
         stderr="discard",
         timeout_s=20,
+        on_change="accept",  # tools added mid-session are trusted: the tests follow list_changed
     )
 
 
