@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.context import ExecutionContext
-from toolrail.core.errors import ToolError
+from toolrail.core.errors import TimedOut, ToolError
 
 
 def _now() -> datetime:
@@ -86,11 +86,16 @@ class ToolCompleted(_CallEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolFailed(_CallEvent):
-    """The call ended in `Failure(error)`."""
+    """The call ended in `Failure(error)`; `timed_out` says whether its deadline passed."""
 
     outcome: ToolOutcome
     error: ToolError
     source: str = "local"
+
+    @property
+    def timed_out(self) -> bool:
+        """The call ran past its deadline (`TimedOut`): for UIs and metrics, no string compare."""
+        return isinstance(self.error, TimedOut)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Set
-from typing import Any
+from typing import Any, cast, get_args
 
 import orjson
 import pydantic
+from returns.result import Failure, Success
 
 from toolrail.core.errors import ToolError
+from toolrail.events import ToolEvent
+
+_EVENTS: tuple[type, ...] = get_args(ToolEvent)  # the closed union's cases
 
 # dataclasses come to `_fallback` so that a ToolError carries its `kind`
 OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
 def _fallback(value: Any) -> Any:
+    if isinstance(value, _EVENTS):  # events have one JSON form, redacted
+        from toolrail.eventjson import event_data
+
+        return event_data(cast("ToolEvent", value))
+    if isinstance(value, Success | Failure):  # a Result is data, never its repr
+        from toolrail.eventjson import result_data
+
+        return result_data(value)
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, ToolError):

@@ -1,0 +1,170 @@
+"""Events as JSON data, for UIs, logs and traces: a `Result` becomes data, never its repr.
+
+    {"type": "tool_completed", "call_id": ..., "tool": ..., "agent": ...,
+     "result": {"status": "success", "value": ...}, "metadata": {...}, ...}
+    {"type": "tool_failed", ..., "timed_out": false,
+     "result": {"status": "failure",
+                "error": {"kind": ..., "message": ..., "model_can_fix": ..., ...}}}
+
+Everything a tool, a model or a person supplied (arguments, outputs, messages, metadata)
+goes through the one redaction policy (`toolrail.core.redact`) and is cut to size.
+`toolrail.jsonish.dumps(event)` writes this same form.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, assert_never
+
+import orjson
+from returns.result import Failure, Result, Success
+
+from toolrail.core.call import ToolOutcome
+from toolrail.core.errors import ToolError
+from toolrail.core.redact import cut, redact_text
+from toolrail.events import (
+    CircuitStateChanged,
+    McpServerStateChanged,
+    ToolCallRequested,
+    ToolCompleted,
+    ToolDefinitionChanged,
+    ToolEvent,
+    ToolFailed,
+    ToolProgress,
+    ToolRegistered,
+    ToolStarted,
+    ToolUnregistered,
+)
+from toolrail.jsonish import to_json_value
+
+_CALL_EVENTS = (ToolCallRequested, ToolStarted, ToolProgress, ToolCompleted, ToolFailed)
+MAX_VALUE_BYTES = 65_536
+"""A value (arguments, output, metadata) larger than this as JSON is cut, with a marker."""
+
+
+def event_data(event: ToolEvent, *, max_value_bytes: int = MAX_VALUE_BYTES) -> dict[str, Any]:
+    """The event as redacted JSON data (dicts, lists, strings, numbers, booleans, null)."""
+    data: dict[str, Any] = {"type": _type_name(event), "at": event.at.isoformat()}
+    if isinstance(event, _CALL_EVENTS):
+        ctx = event.context
+        data |= {
+            "call_id": event.call_id,
+            "tool": event.tool,
+            "agent": ctx.agent,
+            "conversation_id": ctx.conversation_id,
+            "phase": ctx.phase,
+            "request_id": ctx.request_id,
+        }
+    match event:
+        case ToolCallRequested():
+            data["arguments_so_far"] = redact_text(event.arguments_so_far)
+        case ToolStarted():
+            data |= {
+                "arguments": _clean(_arguments(event.arguments), max_value_bytes),
+                "asked_arguments": _clean(_arguments(event.asked_arguments), max_value_bytes),
+                "description": _text(event.description),
+                "source": event.source,
+                "read_only": event.read_only,
+            }
+        case ToolProgress():
+            data |= {
+                "progress": event.progress,
+                "total": event.total,
+                "message": _text(event.message),
+            }
+        case ToolCompleted() | ToolFailed():
+            data |= {"source": event.source, **outcome_data(event.outcome, max_value_bytes)}
+            if isinstance(event, ToolFailed):
+                data["timed_out"] = event.timed_out
+        case ToolRegistered() | ToolUnregistered():
+            data |= {"tool": event.tool, "source": event.source}
+        case ToolDefinitionChanged():
+            data |= {
+                "tool": event.tool,
+                "server": event.server,
+                "old_hash": event.old_hash,
+                "new_hash": event.new_hash,
+                "action": event.action,
+            }
+        case McpServerStateChanged():
+            data |= {"server": event.server, "state": event.state, "detail": _text(event.detail)}
+        case CircuitStateChanged():
+            data |= {"breaker": event.breaker, "state": event.state}
+        case _:
+            assert_never(event)
+    return data
+
+
+def outcome_data(outcome: ToolOutcome, max_value_bytes: int = MAX_VALUE_BYTES) -> dict[str, Any]:
+    """An outcome's result, timing and metadata as redacted JSON data."""
+    return {
+        "started_at": outcome.started_at.isoformat(),
+        "duration_ms": outcome.duration_ms,
+        "attempts": outcome.attempts,
+        "metadata": _clean(to_json_value(dict(outcome.metadata)), max_value_bytes),
+        "result": result_data(outcome.result, max_value_bytes),
+    }
+
+
+def result_data(
+    result: Result[object, ToolError], max_value_bytes: int = MAX_VALUE_BYTES
+) -> dict[str, Any]:
+    """`{"status": "success", "value": ...}` or `{"status": "failure", "error": {...}}`."""
+    match result:
+        case Success(value):
+            return {"status": "success", "value": _clean(to_json_value(value), max_value_bytes)}
+        case Failure(ToolError() as error):
+            return {"status": "failure", "error": error_data(error, max_value_bytes)}
+        case Failure(other):  # not a ToolError: held to the same shape
+            return {
+                "status": "failure",
+                "error": {
+                    "kind": "tool_error",
+                    "message": _text(str(other)),
+                    "model_can_fix": False,
+                },
+            }
+        case _:
+            return {"status": "failure", "error": {"kind": "tool_error", "message": "?"}}
+
+
+def error_data(error: ToolError, max_value_bytes: int = MAX_VALUE_BYTES) -> dict[str, Any]:
+    """kind, message and model_can_fix first, then the case's own fields; redacted."""
+    fields = to_json_value(error)
+    details = fields if isinstance(fields, dict) else {}
+    data: dict[str, Any] = {
+        "kind": error.kind,
+        "message": _text(error.message),
+        "model_can_fix": error.model_can_fix,
+    }
+    for key, value in details.items():
+        if key not in data:
+            data[key] = _clean(value, max_value_bytes)
+    return data
+
+
+def _clean(value: object, max_bytes: int) -> Any:
+    return cut(value, max_bytes)
+
+
+def _text(text: str | None) -> str | None:
+    return None if text is None else redact_text(text)
+
+
+def _arguments(raw: object) -> object:
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    if isinstance(raw, str):
+        try:
+            return orjson.loads(raw) if raw.strip() else {}
+        except orjson.JSONDecodeError:
+            return raw
+    return to_json_value(raw)
+
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def _type_name(event: ToolEvent) -> str:
+    """`ToolCompleted` → "tool_completed"."""
+    return _CAMEL.sub("_", type(event).__name__).lower()
