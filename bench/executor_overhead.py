@@ -90,7 +90,7 @@ def full_railway(*, otel: bool = False) -> AsyncCall:
         provider.add_span_processor(BatchSpanProcessor(SpanExporter()))
         sinks.append(OtelSink(provider))
     executor = Executor(
-        ToolRegistry([tool(add, permissions=["math:add"], timeout_s=30)]),
+        ToolRegistry([tool(permissions=["math:add"], timeout_s=30)(add)]),
         agents=AgentToolTable({"bench": ["add*"]}),
         gates=Gates(
             rules=RULES,
