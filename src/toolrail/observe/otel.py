@@ -4,7 +4,9 @@ One `execute_tool {tool}` span per call (kind INTERNAL), parented to whatever sp
 when the call starts — an orchestrator's `invoke_agent` span, or the application's own.
 Attributes: `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`,
 `gen_ai.tool.type`, `gen_ai.conversation.id`, `gen_ai.agent.name`, `error.type`; MCP tools
-carry `toolrail.mcp.server`. Arguments and results (`gen_ai.tool.call.arguments`,
+carry `toolrail.mcp.server` (and `toolrail.mcp.tool`, the server's own name for it, when the
+sink is given the `McpHub`; without it the server is read from the `mcp__<server>__<tool>`
+name, as sanitised there). Arguments and results (`gen_ai.tool.call.arguments`,
 `gen_ai.tool.call.result`) are recorded only with `record_content=True`, redacted.
 
 The sink starts and ends spans in memory; exporting is the span processor's business
@@ -13,7 +15,7 @@ The sink starts and ends spans in memory; exporting is the span processor's busi
 
 from __future__ import annotations
 
-from typing import assert_never
+from typing import TYPE_CHECKING, Protocol, assert_never
 
 import orjson
 
@@ -42,7 +44,16 @@ from toolrail.events import (
     ToolUnregistered,
 )
 
+if TYPE_CHECKING:
+    from toolrail.mcp.hub import Origin
+
 _MAX_CONTENT = 8192
+
+
+class Origins(Protocol):
+    """What the sink asks of an `McpHub`: where a namespaced tool comes from."""
+
+    def origin(self, name: str) -> Origin | None: ...
 
 
 class OtelSink:
@@ -53,17 +64,20 @@ class OtelSink:
         tracer_provider: trace.TracerProvider | None = None,
         *,
         record_content: bool = False,
+        mcp: Origins | None = None,
     ) -> None:
+        """`mcp`: the `McpHub` whose tools' spans name their server and original tool."""
         self.tracer = trace.get_tracer("toolrail", tracer_provider=tracer_provider)
         self.record_content = record_content
+        self.mcp = mcp
         self._open: dict[tuple[str, str], trace.Span] = {}
 
     def __call__(self, event: ToolEvent) -> None:
         match event:
             case ToolStarted():
                 span = self._span(event.tool, event.call_id, event.conversation_id, event.agent)
-                if event.source.startswith("mcp:"):
-                    span.set_attribute("toolrail.mcp.server", event.source.removeprefix("mcp:"))
+                if event.source == "mcp":
+                    self._mark_mcp(span, event.tool)
                 if self.record_content:
                     span.set_attribute("gen_ai.tool.call.arguments", _content(event.arguments))
                 self._open[(event.conversation_id, event.call_id)] = span
@@ -102,6 +116,14 @@ class OtelSink:
                 "gen_ai.agent.name": agent,
             },
         )
+
+    def _mark_mcp(self, span: trace.Span, tool: str) -> None:
+        origin = self.mcp.origin(tool) if self.mcp is not None else None
+        if origin is not None:
+            span.set_attribute("toolrail.mcp.server", origin.server)
+            span.set_attribute("toolrail.mcp.tool", origin.tool)
+        elif tool.startswith("mcp__"):  # the name as namespaced: mcp__<server>__<tool>
+            span.set_attribute("toolrail.mcp.server", tool[5:].split("__", 1)[0])
 
     def _end(self, event: ToolCompleted | ToolFailed) -> None:
         span = self._open.pop((event.conversation_id, event.call_id), None)
