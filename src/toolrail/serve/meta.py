@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 import mcp_types as types
 
 from toolrail.registry import AnyTool
+from toolrail.routing import Router
 
 FIND = "find_relevant_tools"
 EXECUTE = "execute_tool"
@@ -81,17 +81,15 @@ EXECUTE_TOOL = types.Tool(
 )
 
 
-def find_relevant(tools: Sequence[AnyTool], query: str, limit: int) -> list[AnyTool]:
-    """The `limit` tools that best fit `query`, best first (the routing stand-in: lexical
-    overlap of the query's words with each tool's name, title, description and tags)."""
-    words = _words(query)
-    scored = []
-    for position, tool in enumerate(tools):
-        text = " ".join([tool.name, tool.annotations.title or "", tool.description, *tool.tags])
-        score = len(words & _words(text))
-        if score:
-            scored.append((-score, position, tool))
-    return [tool for _, _, tool in sorted(scored, key=lambda s: (s[0], s[1]))][:limit]
+def find_relevant(
+    router: Router, query: str, limit: int, *, agent: str, permissions: frozenset[str]
+) -> list[AnyTool]:
+    """The `limit` tools that best fit `query`, best first, among those `agent` may call
+    (the router applies the executor's own filter); none when nothing is relevant."""
+    matches = router.search(
+        query, k=limit, agent=agent, permissions=permissions, exclude=META_NAMES
+    )
+    return [m.tool for m in matches][:limit]
 
 
 def found(tools: Sequence[AnyTool]) -> dict[str, Any]:
@@ -102,7 +100,3 @@ def found(tools: Sequence[AnyTool]) -> dict[str, Any]:
             for t in tools
         ]
     }
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) > 1}

@@ -46,6 +46,7 @@ from toolrail.mcp.hub import definition_hash
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
 from toolrail.resilience import Resilience
+from toolrail.routing import Router
 from toolrail.serve.exchange import CURRENT, Exchange, approve
 from toolrail.serve.listing import call_result, error_result, mcp_tool, success_result
 from toolrail.serve.meta import (
@@ -111,6 +112,8 @@ class McpToolServer:
             resilience=resilience,
             sinks=[*sinks, self._on_event],
         )
+        self.router = Router(registry, executor=self.executor)
+        """Ranks the tools `find_relevant_tools` answers with (the agent's own, as listed)."""
         self._calls: dict[str, Exchange] = {}
         self._uses: Counter[str] = Counter()
         self._bus = InMemorySubscriptionBus()
@@ -238,7 +241,13 @@ class McpToolServer:
             return error_result(checked)
         limit = checked.get("limit")  # the schema made it an integer from 1 to 50, if given
         query = str(checked["query"])
-        matches = find_relevant(self._visible(), query, limit if isinstance(limit, int) else 10)
+        matches = find_relevant(
+            self.router,
+            query,
+            limit if isinstance(limit, int) else 10,
+            agent=self.context.agent,
+            permissions=self.context.permissions,
+        )
         return success_result(found(matches), FIND_TOOL.output_schema)
 
     async def _execute(self, arguments: dict[str, Any], exchange: Exchange) -> types.CallToolResult:
@@ -271,7 +280,9 @@ class McpToolServer:
         return call_result(self.registry.find(name), result)
 
     def _on_event(self, event: ToolEvent) -> None:
-        """The sink that turns a running call's progress into MCP progress notifications."""
+        """The sink that turns a running call's progress into MCP progress notifications,
+        and tells the router of failures."""
+        self.router.observe(event)
         if isinstance(event, ToolProgress):
             exchange = self._calls.get(event.call_id)
             if exchange is not None:
