@@ -19,6 +19,7 @@ import difflib
 import fnmatch
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Literal, assert_never
 
@@ -39,6 +40,7 @@ from toolrail.models.base import (
     TurnDone,
 )
 from toolrail.models.messages import Handoff, Message, ToolResults, UserMessage
+from toolrail.observe.hooks import AgentEnded, AgentObserver
 from toolrail.policy.approvals import ApprovalRequest, Approve, Deny
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, ToolRegistry
@@ -146,10 +148,13 @@ class Orchestrator:
         stream: bool = True,
         on_message: Callable[[Message], None] | None = None,
         gates: Gates | None = None,
+        observer: AgentObserver | None = None,
     ) -> None:
         """`tools`: the `Executor` every call rides (the agents' tool tables become its
         table if it has none), or a registry to build one from with `sinks` and `gates`.
-        `on_message` sees each message as it joins the transcript (for UIs)."""
+        `on_message` sees each message as it joins the transcript (for UIs). `observer`
+        is entered around each agent's turns (`toolrail.observe.hooks`: spans, say)."""
+        self.observer = observer
         self.agents = {agent.name: agent for agent in agents}
         if not self.agents:
             raise ValueError("an orchestrator needs at least one agent")
@@ -243,8 +248,12 @@ class Orchestrator:
                 phase=agent.phase or agent.name,
                 request_id=request_id,
             )
-            turns = first or await self._run_agent(agent, transcript, ctx)
-            first = None
+            if first is None:
+                with self._observed(agent, ctx) as ended:
+                    turns = await self._run_agent(agent, transcript, ctx)
+                    ended(*_ending(turns))
+            else:
+                turns, first = first, None
             runs.append(turns.run)
             match turns:
                 case _Ended(end=end, final_message=final_message):
@@ -266,6 +275,11 @@ class Orchestrator:
             detail=f"control changed hands more than {self.max_handoffs} times",
         )
         return self._result(conversation, transcript, runs, end)
+
+    def _observed(self, agent: Agent, ctx: ExecutionContext) -> AbstractContextManager[AgentEnded]:
+        if self.observer is None:
+            return nullcontext(_unobserved)
+        return self.observer.invoke_agent(agent.name, ctx)
 
     async def _run_agent(
         self, agent: Agent, transcript: list[Message], ctx: ExecutionContext
@@ -422,6 +436,21 @@ class Orchestrator:
             final_message=final_message,
             pending=pending,
         )
+
+
+def _unobserved(kind: str, detail: str, turns: int, tool_calls: int) -> None:
+    return None
+
+
+def _ending(turns: _Turns) -> tuple[str, str, int, int]:
+    """How an agent's stretch ended, for the observer."""
+    match turns:
+        case _Completed(run=run, complete=complete):
+            return "completed", complete.summary, run.turns, run.tool_calls
+        case _Ended(run=run, end=end):
+            return end.kind, end.detail, run.turns, run.tool_calls
+        case _:
+            assert_never(turns)
 
 
 def _warn_about_unmatched(agent: Agent, registry: ToolRegistry) -> None:

@@ -9,13 +9,20 @@ sink is given the `McpHub`; without it the server is read from the `mcp__<server
 name, as sanitised there). Arguments and results (`gen_ai.tool.call.arguments`,
 `gen_ai.tool.call.result`) are recorded only with `record_content=True`, redacted.
 
+Passed to an `Orchestrator(observer=...)` too, the sink opens one `invoke_agent {agent}` span
+per agent's stretch of turns (`gen_ai.operation.name`, `gen_ai.agent.name`,
+`gen_ai.conversation.id`), current while those turns run, so their tool spans are its
+children; an agent that fails (model error, out of turns) ends it with an error status.
+
 The sink starts and ends spans in memory; exporting is the span processor's business
 (use a `BatchSpanProcessor` so no exporter I/O happens on the call path).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, assert_never
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 import orjson
 
@@ -29,7 +36,8 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
 
 from returns.result import Success
 
-from toolrail.core.redact import redact
+from toolrail.core.context import ExecutionContext
+from toolrail.core.redact import redact, redact_text
 from toolrail.events import (
     CircuitStateChanged,
     McpServerStateChanged,
@@ -43,6 +51,7 @@ from toolrail.events import (
     ToolStarted,
     ToolUnregistered,
 )
+from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
 
 if TYPE_CHECKING:
     from toolrail.mcp.hub import Origin
@@ -101,6 +110,29 @@ class OtelSink:
                 pass
             case _:
                 assert_never(event)
+
+    @contextmanager
+    def invoke_agent(self, agent: str, ctx: ExecutionContext[Any]) -> Iterator[AgentEnded]:
+        """An `invoke_agent {agent}` span, current while the agent's turns run."""
+        with self.tracer.start_as_current_span(
+            f"invoke_agent {agent}",
+            kind=trace.SpanKind.INTERNAL,
+            attributes={
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": agent,
+                "gen_ai.conversation.id": ctx.conversation_id,
+            },
+        ) as span:
+
+            def ended(kind: str, detail: str, turns: int, tool_calls: int) -> None:
+                span.set_attribute("toolrail.agent.end", kind)
+                span.set_attribute("toolrail.agent.turns", turns)
+                span.set_attribute("toolrail.agent.tool_calls", tool_calls)
+                if kind in FAILED_ENDS:
+                    span.set_attribute("error.type", kind)
+                    span.set_status(trace.Status(trace.StatusCode.ERROR, redact_text(detail)))
+
+            yield ended
 
     def _span(self, tool: str, call_id: str, conversation_id: str, agent: str) -> trace.Span:
         return self.tracer.start_span(
