@@ -44,6 +44,8 @@ from toolrail.observe.hooks import AgentEnded, AgentObserver
 from toolrail.policy.approvals import ApprovalRequest, Approve, Deny
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, ToolRegistry
+from toolrail.routing.router import Router
+from toolrail.routing.surfacing import FIND_TOOLS, Surfacing
 
 log = get_logger("toolrail.orchestrator")
 
@@ -75,6 +77,10 @@ class Agent:
     phase: str | None = None
     max_turns: int = 10
     max_tool_calls_per_turn: int = 16
+    router: Router | None = None
+    """Show each turn only pinned tools, the top `route_k` for the conversation so far and
+    `find_tools`; a call to any tool the agent may call still runs."""
+    route_k: int = 8
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,7 +169,9 @@ class Orchestrator:
         self.max_handoffs = max_handoffs
         self.stream = stream
         self.on_message = on_message
-        table = AgentToolTable({name: agent.tools for name, agent in self.agents.items()})
+        table = AgentToolTable(
+            {name: (*a.tools, *[FIND_TOOLS] * bool(a.router)) for name, a in self.agents.items()}
+        )
         if isinstance(tools, Executor):
             if sinks or gates is not None:
                 raise ValueError("give sinks and gates to the Executor you pass, not here")
@@ -172,6 +180,8 @@ class Orchestrator:
                 tools.agents = table
         else:
             self.executor = Executor(tools, agents=table, sinks=sinks, gates=gates)
+        routed = [(a.name, a.router, a.route_k) for a in self.agents.values() if a.router]
+        self.surfacing = Surfacing(self.executor, routed)
         for agent in self.agents.values():
             _warn_about_unmatched(agent, self.executor.registry)
 
@@ -289,7 +299,8 @@ class Orchestrator:
         for turn in range(1, agent.max_turns + 1):
             announced: dict[str, str] = {}
             try:
-                export = dialect.export_tools(self.executor.visible(agent.name, agent.permissions))
+                shown = self.surfacing.shown(agent.name, agent.permissions, transcript, ctx)
+                export = dialect.export_tools(shown)
                 request = ModelRequest(
                     agent=agent.name,
                     instructions=agent.instructions,
