@@ -28,6 +28,7 @@ from toolrail.jsonish import dumps
 from toolrail.jsonl import JsonlCallLog
 from toolrail.logreader import Entry, format_entry, format_stats, read_entries, stats
 from toolrail.mcp import McpHub, McpServerConfig
+from toolrail.mcp.naming import sanitize
 from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Decision, Deny
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, ToolRegistry
@@ -154,11 +155,14 @@ class _Loaded:
 def _load(args: argparse.Namespace) -> Result[_Loaded, ConfigError]:
     if args.module:
         return load_tools(args.module, root=Path.cwd()).map(lambda r: _Loaded(r, None, (), None))
+    path = Path(args.config) if args.config is not None else None
+    if path is None and not Path("toolrail.toml").exists() and Path(".mcp.json").exists():
+        path = Path(".mcp.json")  # with no toolrail.toml, an .mcp.json is the whole config
     config = (
-        Config.parse({"mcp": {"json": ".mcp.json"}}, root=Path.cwd())
-        if args.config is None and not Path("toolrail.toml").exists() and Path(".mcp.json").exists()
-        else Config.load(args.config or Path("toolrail.toml"))
-    )  # with no toolrail.toml, an existing .mcp.json is the whole configuration
+        Config.parse({"mcp": {"json": path.name}}, root=path.parent)
+        if path is not None and path.suffix == ".json"  # an MCP client's `{"mcpServers": ...}`
+        else Config.load(path or Path("toolrail.toml"))
+    )
     return config.bind(
         lambda c: c.registry().bind(
             lambda registry: c.mcp_servers().map(
@@ -184,19 +188,31 @@ async def _connected(loaded: _Loaded) -> AsyncIterator[McpHub]:
     try:
         for name, result in (await hub.connect()).items():
             if isinstance(result, Failure):
-                print(f"toolrail: MCP server {name!r}: {result.failure().message}", file=sys.stderr)
+                message = result.failure().message
+                said = message if repr(name) in message else f"MCP server {name!r}: {message}"
+                print(f"toolrail: {said}", file=sys.stderr)
         yield hub
     finally:
         await hub.close()
 
 
-def _with_tools(args: argparse.Namespace, body: Callable[[_Loaded, McpHub], Awaitable[int]]) -> int:
+def _with_tools(
+    args: argparse.Namespace,
+    body: Callable[[_Loaded, McpHub], Awaitable[int]],
+    *,
+    tool: str | None = None,
+) -> int:
+    """Load the config, start the MCP servers the command needs (for one `tool`: none if it
+    is local, its own server if it names one), run `body`, close the servers."""
     match _load(args):
         case Success(_Loaded() as loaded):
+            if tool is not None:
+                loaded = replace(loaded, mcp=_servers_for(loaded, tool))
 
             async def run() -> int:
                 async with _connected(loaded) as hub:
-                    _warn_about_typos(loaded, args.agent)
+                    if tool is None:  # with some servers left out, patterns may match nothing
+                        _warn_about_typos(loaded, args.agent)
                     return await body(loaded, hub)
 
             return asyncio.run(run())
@@ -205,6 +221,19 @@ def _with_tools(args: argparse.Namespace, body: Callable[[_Loaded, McpHub], Awai
             return 2
         case _:
             return 2
+
+
+def _servers_for(loaded: _Loaded, tool: str) -> tuple[McpServerConfig, ...]:
+    """The servers a command about `tool` must start: none for a local tool, the named
+    server for `mcp__<server>__...`, every server otherwise (to find it or suggest names)."""
+    if loaded.registry.find(tool) is not None:
+        return ()
+    if tool.startswith("mcp__"):
+        prefix = tool.split("__")[1]
+        named = tuple(s for s in loaded.mcp if sanitize(s.name) == prefix)
+        if named:
+            return named
+    return loaded.mcp
 
 
 def _warn_about_typos(loaded: _Loaded, agent: str | None) -> None:
@@ -274,7 +303,7 @@ def _call(args: argparse.Namespace) -> int:
             case _:
                 return 1
 
-    return _with_tools(args, body)
+    return _with_tools(args, body, tool=args.name)
 
 
 def _terminal_approver(approve: bool, deny: str | None) -> Approver:
@@ -329,7 +358,7 @@ def _tools_explain(args: argparse.Namespace) -> int:
             print(line)
         return 0
 
-    return _with_tools(args, body)
+    return _with_tools(args, body, tool=args.name)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -380,7 +409,8 @@ def _mcp_list(args: argparse.Namespace) -> int:
                 print(f"  skipped {skipped}")
         for name in hub.pending_changes():
             print(f"  held back, waiting for acceptance: {name}: {hub.held_reason(name)}")
-        return 0
+        broken = [s.name for s in hub.status() if s.state == "broken"]
+        return 1 if broken else 0  # why was said once, on stderr, as the server failed
 
     return _with_tools(args, body)
 

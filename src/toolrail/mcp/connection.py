@@ -193,6 +193,7 @@ class McpConnection:
         stop = asyncio.Event()
         report = self._report = StdioReport()
         ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
+        ready.add_done_callback(_retrieved)  # read here or not at all: never "never retrieved"
         owner = asyncio.create_task(self._own_session(ready, stop, report), name=f"mcp:{self.name}")
         self._owner, self._stop = owner, stop
         self._owners[owner] = stop
@@ -200,7 +201,8 @@ class McpConnection:
         try:
             client = await asyncio.wait_for(asyncio.shield(ready), self.config.startup_timeout_s)
         except TimeoutError:
-            self._retire()
+            owner.cancel()  # stuck before the handshake ended: the stop signal cannot reach it
+            await asyncio.wait([owner], timeout=5)  # its exit status and last words
             return Failure(
                 self._broken(
                     f"did not start within {self.config.startup_timeout_s:g}s"
@@ -392,3 +394,8 @@ def _ended(report: StdioReport) -> str:
 def _stderr_note(report: StdioReport) -> str:
     tail = report.stderr_tail()
     return f"; its stderr ended with:\n{tail}" if tail else ""
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
