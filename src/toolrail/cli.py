@@ -23,6 +23,7 @@ from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ApprovalRequired
 from toolrail.core.redact import redact
 from toolrail.definitions import tool_definition
+from toolrail.events import Sink
 from toolrail.executor import Executor
 from toolrail.jsonish import dumps
 from toolrail.jsonl import JsonlCallLog
@@ -86,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--token-env", metavar="VAR", help="HTTP: require the bearer token held in $VAR"
+    )
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        metavar="N",
+        help="serve Prometheus metrics at http://127.0.0.1:N/metrics (needs toolrail[prometheus])",
     )
     serve.set_defaults(handler=_serve)
 
@@ -375,12 +382,27 @@ def _serve(args: argparse.Namespace) -> int:
             return 2
         from toolrail.serve import McpToolServer
 
+        sinks: list[Sink] = [JsonlCallLog(loaded.log_dir)]
+        if args.metrics_port is not None:
+            try:
+                from toolrail.observe.metrics import PrometheusSink, serve_metrics
+            except ModuleNotFoundError as error:
+                print(f"toolrail: {error}", file=sys.stderr)
+                return 2
+            metrics = PrometheusSink(gates=loaded.gates)
+            metrics.follow(hub)
+            serve_metrics(metrics, args.metrics_port)
+            print(
+                f"toolrail: metrics at http://127.0.0.1:{args.metrics_port}/metrics",
+                file=sys.stderr,
+            )
+            sinks.append(metrics)
         server = McpToolServer(
             loaded.registry,
             context=loaded.context(settings.agent),
             agents=loaded.agents if settings.agent else None,
             gates=loaded.gates,
-            sinks=[JsonlCallLog(loaded.log_dir)],
+            sinks=sinks,
             settings=settings,
         )
         if args.transport == "http":

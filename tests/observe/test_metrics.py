@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
+from mcp import Client
 from prometheus_client.parser import text_string_to_metric_families
 
-from toolrail import ExecutionContext, Executor, ToolCall, ToolRegistry, tool
+from toolrail import ExecutionContext, Executor, ToolAnnotations, ToolCall, ToolRegistry, tool
+from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.observe.metrics import PrometheusSink, serve_metrics
+from toolrail.policy.budgets import Budget
+from toolrail.policy.gates import Gates
+from toolrail.resilience import BreakerSettings, Resilience
+
+from ..mcp.serve_support import stdio_params, write_config
 
 pytestmark = pytest.mark.anyio
 
@@ -65,3 +74,128 @@ async def test_calls_are_counted_by_outcome_and_scraped_over_http() -> None:
     assert samples[(calls, (("outcome", "unknown_tool"), ("tool", "<unknown>")))] == 3
     assert samples[("toolrail_tool_call_duration_seconds_count", (("tool", "divide"),))] == 2
     assert samples[("toolrail_tools_running", ())] == 0
+
+
+_flaky_calls: list[int] = []
+
+
+@tool(annotations=ToolAnnotations(idempotent=True))
+def flaky() -> str:
+    """Fails on its first call, then works."""
+    _flaky_calls.append(1)
+    if len(_flaky_calls) == 1:
+        raise ConnectionError("first call fails")
+    return "ok"
+
+
+@tool
+def broken() -> str:
+    """Always fails."""
+    raise RuntimeError("down")
+
+
+@tool(timeout_s=0.05)
+async def stuck() -> str:
+    """Never finishes."""
+    await asyncio.Event().wait()
+    return "never"
+
+
+async def _no_sleep(_: float) -> None:
+    return None
+
+
+async def test_retries_timeouts_and_circuit_state_are_counted() -> None:
+    """A retried call, a timeout and a circuit that opens show in their metrics."""
+    sink = PrometheusSink()
+    executor = Executor(
+        ToolRegistry([flaky, broken, stuck]),
+        sinks=[sink],
+        sleep=_no_sleep,
+        resilience=Resilience(breakers=BreakerSettings(consecutive_failures=2, cooldown_s=60)),
+    )
+    ctx = ExecutionContext()
+    assert (await executor.run(ToolCall(name="flaky"), ctx)).attempts == 2
+    await executor.run(ToolCall(name="stuck"), ctx)
+    for _ in range(2):
+        await executor.run(ToolCall(name="broken"), ctx)
+    samples = _samples(sink.text().decode())
+    assert samples[("toolrail_tool_retries_total", (("tool", "flaky"),))] == 1
+    assert samples[("toolrail_tool_timeouts_total", (("tool", "stuck"),))] == 1
+    assert samples[("toolrail_circuit_open", (("breaker", "broken"),))] == 1
+    calls = "toolrail_tool_calls_total"
+    assert samples[(calls, (("outcome", "timed_out"), ("tool", "stuck")))] == 1
+    assert samples[("toolrail_tools_running", ())] == 0
+
+
+@tool
+def lookup(q: str) -> str:
+    """Look something up."""
+    return q
+
+
+@tool
+def publish(text: str) -> str:
+    """Publish text."""
+    return text
+
+
+async def test_budget_remaining_and_approvals_pending_are_read_at_scrape() -> None:
+    """Budgets left (the tightest conversation) and calls waiting for a person."""
+    gates = Gates(
+        needs_approval=("publish",),
+        budget=Budget(per_conversation=5, per_tool={"lookup": 3}, rate=(10, 60.0)),
+    )
+    sink = PrometheusSink(gates=gates)
+    executor = Executor(ToolRegistry([lookup, publish]), sinks=[sink], gates=gates)
+    ctx = ExecutionContext(agent="dev")
+    for q in ("a", "b"):
+        await executor.run(ToolCall(name="lookup", arguments={"q": q}), ctx)
+    await executor.run(ToolCall(name="publish", arguments={"text": "hi"}), ctx)
+    samples = _samples(sink.text().decode())
+    assert samples[("toolrail_approvals_pending", ())] == 1
+    left = "toolrail_budget_remaining"
+    assert samples[(left, (("limit", "conversation"), ("scope", "")))] == 3
+    assert samples[(left, (("limit", "tool"), ("scope", "lookup")))] == 1
+    assert samples[(left, (("limit", "rate"), ("scope", "dev")))] == 8
+
+    (pending,) = gates.pending
+    taken = gates.take_pending(pending.id)
+    assert taken is not None
+    assert _samples(sink.text().decode())[("toolrail_approvals_pending", ())] == 0
+
+
+TRACE_SERVER = str(Path(__file__).with_name("trace_server.py"))
+
+
+async def test_mcp_servers_up_and_down() -> None:
+    """A ready server is up; a closed one and one that cannot start are down."""
+    sink = PrometheusSink()
+    good = McpServerConfig(
+        name="calc", command=sys.executable, args=(TRACE_SERVER,), stderr="discard"
+    )
+    bad = McpServerConfig(
+        name="gone",
+        command=sys.executable,
+        args=("-c", "raise SystemExit(3)"),
+        stderr="discard",
+        timeout_s=10,
+    )
+    async with McpHub([good, bad], sinks=[sink]):
+        up = _samples(sink.text().decode())
+        assert up[("toolrail_mcp_server_up", (("server", "calc"),))] == 1
+        assert up[("toolrail_mcp_server_up", (("server", "gone"),))] == 0
+    down = _samples(sink.text().decode())
+    assert down[("toolrail_mcp_server_up", (("server", "calc"),))] == 0
+
+
+async def test_serve_metrics_port_serves_the_metrics_of_served_calls(tmp_path: Path) -> None:
+    """`toolrail serve --metrics-port N`: a call over MCP shows when N is scraped over HTTP."""
+    port = _free_port()
+    params = stdio_params(write_config(tmp_path), "--metrics-port", str(port))
+    async with Client(params) as client:
+        await client.call_tool("greet", {"name": "ada"})
+        body = await asyncio.to_thread(_get, f"http://127.0.0.1:{port}/metrics")
+    samples = _samples(body.decode())
+    assert samples[("toolrail_tool_calls_total", (("outcome", "ok"), ("tool", "greet")))] == 1
+    assert samples[("toolrail_approvals_pending", ())] == 0

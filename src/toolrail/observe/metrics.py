@@ -3,10 +3,14 @@
     toolrail_tool_calls_total{tool, outcome}        outcome: "ok" or the error kind
     toolrail_tool_call_duration_seconds{tool}       histogram
     toolrail_tool_retries_total{tool}               attempts beyond the first
+    toolrail_tool_timeouts_total{tool}              calls that ran past their deadline
     toolrail_tools_running                          calls started and not yet ended
     toolrail_mcp_server_up{server}                  1 ready, 0 otherwise
     toolrail_circuit_open{breaker}                  1 open or probing, 0 closed
     toolrail_tool_definition_changes_total{server, action}
+    toolrail_approvals_pending                      calls waiting for a person (with `gates`)
+    toolrail_budget_remaining{limit, scope}         calls left under each budget limit, the
+                                                    tightest over conversations (with `gates`)
 
 Tool labels are registry names; a name no registry knows (a model's typo) is counted as
 "<unknown>", so a model cannot grow the label set.
@@ -14,7 +18,8 @@ Tool labels are registry names; a name no registry knows (a model's typo) is cou
 
 from __future__ import annotations
 
-from typing import assert_never
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, assert_never
 from wsgiref.simple_server import WSGIServer
 
 try:
@@ -24,6 +29,8 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
         "toolrail.observe.metrics needs prometheus-client: pip install 'toolrail[prometheus]'"
     ) from error
 
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 from returns.result import Failure
 
 from toolrail.core.errors import UnknownTool
@@ -41,6 +48,10 @@ from toolrail.events import (
     ToolUnregistered,
 )
 
+if TYPE_CHECKING:
+    from toolrail.mcp.hub import McpHub
+    from toolrail.policy.gates import Gates
+
 UNKNOWN = "<unknown>"
 
 
@@ -48,7 +59,11 @@ class PrometheusSink:
     """A sink that counts calls; pass it in `Executor(sinks=[...])` and expose `registry`
     with `serve_metrics` (or your own web app's `/metrics`)."""
 
-    def __init__(self, registry: prom.CollectorRegistry | None = None) -> None:
+    def __init__(
+        self, registry: prom.CollectorRegistry | None = None, *, gates: Gates | None = None
+    ) -> None:
+        """`gates`: the executor's policy, read at each scrape for pending approvals and
+        budgets left."""
         self.registry = registry if registry is not None else prom.CollectorRegistry()
         self.calls = prom.Counter(
             "toolrail_tool_calls",
@@ -65,6 +80,12 @@ class PrometheusSink:
         self.retries = prom.Counter(
             "toolrail_tool_retries",
             "Attempts beyond the first, for tools safe to retry.",
+            ["tool"],
+            registry=self.registry,
+        )
+        self.timeouts = prom.Counter(
+            "toolrail_tool_timeouts",
+            "Calls that ran past their deadline.",
             ["tool"],
             registry=self.registry,
         )
@@ -90,6 +111,8 @@ class PrometheusSink:
             registry=self.registry,
         )
         self._started: set[tuple[str, str]] = set()
+        if gates is not None:
+            self.registry.register(_PolicyCollector(gates))
 
     def __call__(self, event: ToolEvent) -> None:
         match event:
@@ -102,6 +125,8 @@ class PrometheusSink:
                 tool = UNKNOWN if isinstance(failure, UnknownTool) else event.tool
                 self.calls.labels(tool, "ok" if failure is None else failure.kind).inc()
                 self.duration.labels(tool).observe(event.outcome.duration_ms / 1000)
+                if isinstance(event, ToolFailed) and event.timed_out:
+                    self.timeouts.labels(tool).inc()
                 if event.outcome.attempts > 1:
                     self.retries.labels(tool).inc(event.outcome.attempts - 1)
                 if (event.conversation_id, event.call_id) in self._started:
@@ -118,9 +143,41 @@ class PrometheusSink:
             case _:
                 assert_never(event)
 
+    def follow(self, hub: McpHub) -> None:
+        """Count an `McpHub` made without this sink: its servers' state now, and its events
+        from here on."""
+        for status in hub.status():
+            self(McpServerStateChanged(server=status.name, state=status.state))
+        hub.sinks.sinks = (*hub.sinks.sinks, self)
+
     def text(self) -> bytes:
         """The metrics in Prometheus' text format."""
         return prom.generate_latest(self.registry)
+
+
+class _PolicyCollector(Collector):
+    """Pending approvals and budgets left, read from the gates at each scrape."""
+
+    def __init__(self, gates: Gates) -> None:
+        self.gates = gates
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        yield GaugeMetricFamily(
+            "toolrail_approvals_pending",
+            "Calls waiting for a person to approve or deny them.",
+            value=len(self.gates.pending),
+        )
+        budget = self.gates.budget
+        if budget is None:
+            return
+        left = GaugeMetricFamily(
+            "toolrail_budget_remaining",
+            "Calls left under each budget limit, the tightest over conversations.",
+            labels=["limit", "scope"],
+        )
+        for (limit, scope), calls in sorted(budget.remaining().items()):
+            left.add_metric([limit, scope], calls)
+        yield left
 
 
 def serve_metrics(sink: PrometheusSink, port: int = 9464, addr: str = "127.0.0.1") -> WSGIServer:

@@ -65,6 +65,36 @@ class Budget:
             counts[key] += 1
         return _SPENT
 
+    def remaining(self) -> dict[tuple[str, str], int]:
+        """Calls left under each limit, the tightest over conversations (for metrics):
+        `(limit, scope) → calls`, limit "conversation", "agent", "tool" or "rate", scope
+        the agent or tool ("" for a conversation). Read without stopping callers."""
+        left: dict[tuple[str, str], int] = {}
+
+        def note(key: tuple[str, str], calls: int) -> None:
+            left[key] = max(0, min(left.get(key, calls), calls))
+
+        if self.per_conversation is not None:
+            note(("conversation", ""), self.per_conversation)
+        for tool, limit in tuple(self.per_tool.items()):
+            note(("tool", tool), limit)
+        for key, count in tuple(self._counts.items()):  # a copy: callers may add keys
+            match key:
+                case ("agent", _, agent) if self.per_agent is not None:
+                    note(("agent", agent), self.per_agent - count)
+                case ("conversation", _) if self.per_conversation is not None:
+                    note(("conversation", ""), self.per_conversation - count)
+                case ("tool", _, tool) if tool in self.per_tool:
+                    note(("tool", tool), self.per_tool[tool] - count)
+                case _:
+                    pass
+        if self.rate is not None:
+            allowed, window = self.rate
+            since = self.clock() - window
+            for agent, recent in tuple(self._recent.items()):
+                note(("rate", agent), allowed - sum(1 for t in tuple(recent) if t > since))
+        return left
+
 
 def _exceeded(key: tuple[str, ...], limit: int) -> BudgetExceeded:
     """Which limit a call would break; written only when one is (not on every call)."""
