@@ -287,6 +287,7 @@ class Executor:
         ctx = ctx.for_call(call.id)
         tool: AnyTool | None = None
         attempts = 1
+        attached: Mapping[str, object] = {}
         try:
             tool = self._lookup(call, ctx)
             if tool is None:
@@ -298,7 +299,7 @@ class Executor:
                         admission = replace(admission, asked=asked)  # a person's edit
                     asked = admission.asked
                     call = admission.call
-                    result, attempts = await self._invoke(admission, ctx)
+                    result, attempts, attached = await self._invoke(admission, ctx)
                 else:
                     result = Failure(admission)
         except asyncio.CancelledError:
@@ -313,7 +314,7 @@ class Executor:
                     f"{ExecutionFailed.from_exception(error).message}"
                 )
             )
-        return self._finish(call, ctx, tool, result, started_at, start, attempts, asked)
+        return self._finish(call, ctx, tool, result, started_at, start, attempts, asked, attached)
 
     def _lookup(self, call: ToolCall, ctx: ExecutionContext[Any]) -> AnyTool | None:
         """The tool to run, or None if it is unknown or not this agent's to call."""
@@ -361,8 +362,9 @@ class Executor:
 
     async def _invoke(
         self, admitted: Admitted, ctx: ExecutionContext[Any]
-    ) -> tuple[Result[object, ToolError], int]:
-        """Started event, then the tool through resilience and its deadline, then the cap."""
+    ) -> tuple[Result[object, ToolError], int, Mapping[str, object]]:
+        """Started event, then the tool through resilience and its deadline, then the cap;
+        with what the tool attached (`ctx.attach`)."""
         tool, call, args = admitted.tool, admitted.call, admitted.args
         if self.sinks.sinks:
             ctx = ctx.for_call(call.id, self._progress_reporter(call, tool, ctx))
@@ -381,7 +383,8 @@ class Executor:
         result, attempts = await self.resilience.run(
             tool, lambda: self.invoker.invoke(tool, args, call, ctx), sleep=self.sleep
         )
-        return await self._cap_output(tool, call, result), max(attempts, 1)
+        capped = await self._cap_output(tool, call, result)
+        return capped, max(attempts, 1), ctx.attached
 
     async def _cap_output(
         self, tool: AnyTool, call: ToolCall, result: Result[object, ToolError]
@@ -429,9 +432,12 @@ class Executor:
         start: float,
         attempts: int = 1,
         asked: RawArguments = None,
+        attached: Mapping[str, object] | None = None,
     ) -> ToolOutcome:
         source = tool.source if tool is not None else "unknown"
-        metadata: dict[str, object] = {"source": source}
+        metadata: dict[str, object] = (
+            {**attached, "source": source} if attached else {"source": source}
+        )
         if asked is not None:
             metadata["asked_arguments"] = asked
         outcome = ToolOutcome(

@@ -207,6 +207,9 @@ class JsonlCallLog:
                 "trace_id": ctx.trace_id,
             },
         }
+        metadata = {k: v for k, v in outcome.metadata.items() if k != "source"}
+        if metadata:  # what the tool attached (ctx.attach), and a person's edits
+            record["metadata"] = self._clean(to_json_value(metadata), self.max_output_bytes)
         if isinstance(event, ToolFailed):
             record["error"] = self._error(event.error)
         else:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, cast
@@ -49,6 +49,7 @@ class ExecutionContext(Generic[DepsT]):
     batch_id: str | None = None
     on_progress: ProgressCallback | None = field(default=None, repr=False, compare=False)
     deps: DepsT = field(default=cast("DepsT", None), repr=False, compare=False)
+    _attached: dict[str, object] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         root, granted = cast(object, self.project_root), cast(object, self.permissions)
@@ -66,11 +67,31 @@ class ExecutionContext(Generic[DepsT]):
         fields = copy.__dict__
         fields.update(self.__dict__)
         fields["call_id"] = call_id
+        fields["_attached"] = None  # each call attaches its own metadata
         if self.call_id != call_id:  # a call made from inside another call nests under it
             fields["call_stack"] = (*self.call_stack, call_id)
         if on_progress is not None:
             fields["on_progress"] = on_progress
         return copy
+
+    def attach(self, **metadata: object) -> None:
+        """Attach metadata for UIs and logs to this call: it ends in `outcome.metadata`,
+        on the finished event and in the call log (redacted). Safe from a sync tool's thread.
+
+        >>> ctx = ExecutionContext().for_call("c1")
+        >>> ctx.attach(rows=3, cache="hit")
+        >>> dict(ctx.attached)
+        {'rows': 3, 'cache': 'hit'}
+        """
+        if self._attached is None:
+            object.__setattr__(self, "_attached", {})
+        assert self._attached is not None
+        self._attached.update(metadata)
+
+    @property
+    def attached(self) -> Mapping[str, object]:
+        """What the running tool attached so far (see `attach`)."""
+        return self._attached if self._attached is not None else {}
 
     def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
