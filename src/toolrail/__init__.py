@@ -30,6 +30,7 @@ from toolrail.core.errors import ToolError as ToolError
 from toolrail.core.errors import TransportError as TransportError
 from toolrail.core.errors import UnknownTool as UnknownTool
 from toolrail.core.params import ParameterSchema as ParameterSchema
+from toolrail.core.tool import FunctionTool as FunctionTool
 from toolrail.core.tool import Tool as Tool
 from toolrail.core.tool import ToolAnnotations as ToolAnnotations
 from toolrail.executor import Executor as Executor
@@ -74,6 +75,7 @@ __all__ = [
     "ExecutionFailed",
     "Executor",
     "Failure",
+    "FunctionTool",
     "InternalError",
     "InvalidArguments",
     "JsonlCallLog",

@@ -190,3 +190,13 @@ def test_annotations_follow_mcp_defaults() -> None:
     )
     assert not hints.safe_to_retry
     assert ToolAnnotations(read_only=True).safe_to_retry
+
+
+async def test_a_decorated_function_stays_callable_as_itself() -> None:
+    """`add(1, 2)` calls the function: no validation, no Result; the functional form's call
+    gives the coroutine the function returns."""
+    assert add(1, 2) == 3
+    assert add(a=1) == 3
+    assert await lookup(Query(text="x"), CTX) == Success("default:x")
+    assert isinstance(add, Tool)
+    assert (await add.execute(add.parameters.check({"a": 1}), CTX)) == Success(3)

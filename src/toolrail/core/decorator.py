@@ -15,6 +15,9 @@ off the event loop (`core/threads.py`)::
     def add(a: int, b: int) -> int:
         "Add two integers."
         return a + b
+
+Either way the result is a `FunctionTool`: a `Tool`, and still the function it was made
+from — `add(1, 2) == 3`, typed as the function is.
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, get_origin, get_type_hints, overload
+from typing import Any, ParamSpec, TypeVar, get_origin, get_type_hints, overload
 
 import pydantic
 from returns.result import Failure, Result, Success
@@ -34,12 +37,12 @@ from toolrail.core.docstrings import parse_docstring
 from toolrail.core.errors import ExecutionFailed, ToolError
 from toolrail.core.params import ParameterSchema
 from toolrail.core.threads import run_sync
-from toolrail.core.tool import DEFAULT_ANNOTATIONS, Tool, ToolAnnotations
+from toolrail.core.tool import DEFAULT_ANNOTATIONS, FunctionTool, ToolAnnotations
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 Out = TypeVar("Out")
-
-FunctionalTool = Callable[[ModelT, ExecutionContext], Awaitable[Result[Out, ToolError]]]
+D = TypeVar("D")
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,31 +60,59 @@ class ToolOptions:
     output_schema: Mapping[str, object] | None = None
 
     @overload
-    def __call__(self, fn: FunctionalTool[ModelT, Out], /) -> Tool[ModelT, Out]: ...
+    def __call__(
+        self,
+        fn: Callable[[ModelT, ExecutionContext[D]], Coroutine[Any, Any, Result[Out, ToolError]]],
+        /,
+    ) -> FunctionTool[
+        ModelT, Out, [ModelT, ExecutionContext[D]], Coroutine[Any, Any, Result[Out, ToolError]]
+    ]: ...
     @overload
     def __call__(
-        self, fn: Callable[..., Awaitable[Result[Out, ToolError]]], /
-    ) -> Tool[Any, Out]: ...
+        self, fn: Callable[[ModelT, ExecutionContext[D]], Result[Out, ToolError]], /
+    ) -> FunctionTool[ModelT, Out, [ModelT, ExecutionContext[D]], Result[Out, ToolError]]: ...
     @overload
-    def __call__(self, fn: Callable[..., Result[Out, ToolError]], /) -> Tool[Any, Out]: ...
+    def __call__(
+        self, fn: Callable[P, Coroutine[Any, Any, Result[Out, ToolError]]], /
+    ) -> FunctionTool[Any, Out, P, Coroutine[Any, Any, Result[Out, ToolError]]]: ...
     @overload
-    def __call__(self, fn: Callable[..., Awaitable[Out]], /) -> Tool[Any, Out]: ...
+    def __call__(
+        self, fn: Callable[P, Result[Out, ToolError]], /
+    ) -> FunctionTool[Any, Out, P, Result[Out, ToolError]]: ...
     @overload
-    def __call__(self, fn: Callable[..., Out], /) -> Tool[Any, Out]: ...
-    def __call__(self, fn: Callable[..., Any], /) -> Tool[Any, Any]:
+    def __call__(
+        self, fn: Callable[P, Coroutine[Any, Any, Out]], /
+    ) -> FunctionTool[Any, Out, P, Coroutine[Any, Any, Out]]: ...
+    @overload
+    def __call__(self, fn: Callable[P, Out], /) -> FunctionTool[Any, Out, P, Out]: ...
+    def __call__(self, fn: Callable[..., Any], /) -> FunctionTool[Any, Any, ..., Any]:
         return _build(fn, self, sys._getframe(1).f_locals)
 
 
 @overload
-def tool(fn: FunctionalTool[ModelT, Out], /) -> Tool[ModelT, Out]: ...
+def tool(
+    fn: Callable[[ModelT, ExecutionContext[D]], Coroutine[Any, Any, Result[Out, ToolError]]], /
+) -> FunctionTool[
+    ModelT, Out, [ModelT, ExecutionContext[D]], Coroutine[Any, Any, Result[Out, ToolError]]
+]: ...
 @overload
-def tool(fn: Callable[..., Awaitable[Result[Out, ToolError]]], /) -> Tool[Any, Out]: ...
+def tool(
+    fn: Callable[[ModelT, ExecutionContext[D]], Result[Out, ToolError]], /
+) -> FunctionTool[ModelT, Out, [ModelT, ExecutionContext[D]], Result[Out, ToolError]]: ...
 @overload
-def tool(fn: Callable[..., Result[Out, ToolError]], /) -> Tool[Any, Out]: ...
+def tool(
+    fn: Callable[P, Coroutine[Any, Any, Result[Out, ToolError]]], /
+) -> FunctionTool[Any, Out, P, Coroutine[Any, Any, Result[Out, ToolError]]]: ...
 @overload
-def tool(fn: Callable[..., Awaitable[Out]], /) -> Tool[Any, Out]: ...
+def tool(
+    fn: Callable[P, Result[Out, ToolError]], /
+) -> FunctionTool[Any, Out, P, Result[Out, ToolError]]: ...
 @overload
-def tool(fn: Callable[..., Out], /) -> Tool[Any, Out]: ...
+def tool(
+    fn: Callable[P, Coroutine[Any, Any, Out]], /
+) -> FunctionTool[Any, Out, P, Coroutine[Any, Any, Out]]: ...
+@overload
+def tool(fn: Callable[P, Out], /) -> FunctionTool[Any, Out, P, Out]: ...
 @overload
 def tool(
     *,
@@ -108,7 +139,7 @@ def tool(
     describe: Callable[[Any], str] | None = None,
     prompt_fragment: str | None = None,
     output_schema: Mapping[str, object] | None = None,
-) -> Tool[Any, Any] | ToolOptions:
+) -> FunctionTool[Any, Any, ..., Any] | ToolOptions:
     """Make a `Tool` from a function: `@tool` or `@tool(name=..., timeout_s=..., ...)`."""
     options = ToolOptions(
         name=name,
@@ -126,7 +157,7 @@ def tool(
 
 def _build(
     fn: Callable[..., Any], options: ToolOptions, caller_locals: Mapping[str, Any]
-) -> Tool[Any, Any]:
+) -> FunctionTool[Any, Any, ..., Any]:
     """`caller_locals` resolve annotations naming classes local to the defining function."""
     name = options.name or str(getattr(fn, "__name__", ""))
     try:
@@ -144,7 +175,8 @@ def _build(
         execute = fn if inspect.iscoroutinefunction(fn) else _off_the_loop(fn)
     else:
         parameters, execute = _plain(fn, name, signature, hints, doc.params)
-    return Tool(
+    return FunctionTool(
+        function=fn,
         name=name,
         description=description,
         parameters=parameters,

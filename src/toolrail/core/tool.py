@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
 from returns.result import Result
 
@@ -15,6 +15,8 @@ from toolrail.core.params import JsonObject, ParameterSchema
 
 In = TypeVar("In")
 Out = TypeVar("Out")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 TOOL_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$")
 """Names every supported provider accepts: OpenAI and Anthropic take `[a-zA-Z0-9_-]{1,64}`
@@ -88,6 +90,17 @@ class Tool(Generic[In, Out]):
     def input_schema(self) -> JsonObject:
         """The JSON Schema a model is shown for this tool's arguments."""
         return self.parameters.json_schema()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FunctionTool(Tool[In, Out], Generic[In, Out, P, R]):
+    """A `Tool` made by `@tool` from a function, and still callable as that function."""
+
+    function: Callable[P, R] = field(repr=False)
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Call the function itself: no validation, no gates, no `Result` added."""
+        return self.function(*args, **kwargs)
 
 
 def _frozen(values: Iterable[str]) -> frozenset[str]:
