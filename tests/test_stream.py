@@ -253,3 +253,21 @@ async def test_slow_reader_never_blocks_the_call() -> None:
     assert first.status == "running"
     assert last.status == "completed"  # the final line survives a full queue
     await iterator.aclose()  # type: ignore[attr-defined]
+
+
+async def test_updates_sees_what_happens_before_its_first_read() -> None:
+    """`updates()` subscribes when called: events and `close()` before the first
+    `__anext__` are not lost, and draining it ends instead of hanging."""
+    handler = ToolStreamHandler()
+    updates = handler.updates()
+    handler(ToolStarted(call_id="c", tool="t", context=CTX, arguments={}))
+    handler(
+        ToolCompleted(call_id="c", tool="t", context=CTX, outcome=outcome("c", "t", Success(1)))
+    )
+    handler.close()
+
+    async def drain() -> list[str]:
+        return [u.status async for u in updates]
+
+    seen = await asyncio.wait_for(drain(), 10)  # hung when close() was missed
+    assert seen == ["running", "completed"]

@@ -479,6 +479,8 @@ def _describe(tool: AnyTool, args: object) -> str | None:
         return None
     try:
         return tool.describe(args)
-    except Exception:
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # the tool's own code: its failure of any kind is not ours to raise
         log.warning("describe() failed; falling back to the default text", tool=tool.name)
         return None

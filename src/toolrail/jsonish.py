@@ -40,9 +40,16 @@ def _fallback(value: Any) -> Any:
         return dict(value)
     if isinstance(value, bytes | bytearray):
         return value.decode("utf-8", errors="replace")
+    return _repr(value)
+
+
+def _repr(value: object) -> str:
+    """`repr(value)`; a repr that raises anything (but Ctrl-C) leaves the value's type name."""
     try:
         return repr(value)
-    except Exception:  # a value whose repr raises is still written, as what it is
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # what a tool returned is still written, as what it is
         return f"<{type(value).__name__} (unrepresentable)>"
 
 
@@ -57,10 +64,7 @@ def dumps(value: object, *, indent: bool = False) -> bytes:
         return orjson.dumps(value, default=_fallback, option=options)
     except (TypeError, orjson.JSONEncodeError):
         # e.g. integers beyond 64 bits, nesting deeper than orjson allows, lone surrogates
-        try:
-            text = repr(value)
-        except Exception:
-            text = f"<{type(value).__name__} (unrepresentable)>"
+        text = _repr(value)
         if len(text) > 65_536:
             text = text[:65_536] + "…"
         return orjson.dumps(text.encode("utf-8", "replace").decode("utf-8"), option=options)

@@ -104,20 +104,28 @@ class ToolStreamHandler:
         """The latest line of every call still running, in start order."""
         return list(self._active.values())
 
-    async def updates(self) -> AsyncIterator[ProgressUpdate]:
-        """Iterate over updates from now on, until `close()`."""
+    def updates(self) -> AsyncIterator[ProgressUpdate]:
+        """Iterate over updates from this call on (not from the first `__anext__`), until
+        `close()`."""
         queue: asyncio.Queue[ProgressUpdate | None] = asyncio.Queue(self._queue_size)
         self._queues.append(queue)
+        return self._drain(queue)
+
+    async def _drain(
+        self, queue: asyncio.Queue[ProgressUpdate | None]
+    ) -> AsyncIterator[ProgressUpdate]:
         try:
             while (update := await queue.get()) is not None:
                 yield update
         finally:
-            self._queues.remove(queue)
+            if queue in self._queues:
+                self._queues.remove(queue)
 
     def close(self) -> None:
         """End every `updates()` iteration once it has read what is queued."""
         for queue in self._queues:
             _put(queue, None, force=True)
+        self._queues.clear()  # an iterator never started holds no place past this
 
     # --- events → updates --------------------------------------------------------------
 

@@ -125,6 +125,10 @@ class PydanticParameters(ParameterSchema[ModelT]):
         except pydantic.ValidationError as error:
             issues = tuple(_pydantic_issue(detail) for detail in error.errors(include_url=False))
             return InvalidArguments.of(tool, issues)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # a validator of the tool's own raised something else
+            return InvalidArguments.of(tool, (_validator_raised(error),))
 
     def json_schema(self) -> JsonObject:
         return dict(self._schema)
@@ -137,6 +141,13 @@ class PydanticParameters(ParameterSchema[ModelT]):
 
     def __repr__(self) -> str:
         return f"PydanticParameters({self.model.__name__})"
+
+
+def _validator_raised(error: BaseException) -> ArgumentIssue:
+    """An issue for a validator that raised instead of refusing: its type, never the value."""
+    return ArgumentIssue(
+        path="$", message=f"the tool's validation raised {type(error).__name__}; check the input"
+    )
 
 
 def _pydantic_issue(detail: ErrorDetails) -> ArgumentIssue:

@@ -1,0 +1,81 @@
+"""A tool's own code around its body (validators, `describe`, its output's repr) raising
+any BaseException never makes `Executor.run` raise."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import pydantic
+import pytest
+from returns.result import Failure, Success
+
+from toolrail import ExecutionContext, Executor, InvalidArguments, ToolCall, ToolRegistry, tool
+from toolrail.events import ToolEvent
+
+pytestmark = pytest.mark.anyio
+
+
+class Custom(BaseException):
+    """Not an Exception: what a careless library might raise."""
+
+
+RAISED = [GeneratorExit, Custom, SystemExit]
+
+
+@pytest.mark.parametrize("raised", RAISED)
+async def test_a_validator_raising_anything_is_invalid_arguments(
+    raised: type[BaseException],
+) -> None:
+    def refuse(value: int) -> int:
+        raise raised()
+
+    @tool
+    async def strict(x: Annotated[int, pydantic.AfterValidator(refuse)]) -> int:
+        """Take x."""
+        return x
+
+    outcome = await Executor(ToolRegistry([strict])).run(
+        ToolCall(name="strict", arguments={"x": 1}), ExecutionContext()
+    )
+    match outcome.result:
+        case Failure(InvalidArguments() as error):
+            assert raised.__name__ in error.message
+        case _:
+            pytest.fail(f"not InvalidArguments: {outcome.result}")
+
+
+@pytest.mark.parametrize("raised", RAISED)
+async def test_describe_raising_anything_falls_back_to_the_default_text(
+    raised: type[BaseException],
+) -> None:
+    def describe(_args: object) -> str:
+        raise raised()
+
+    @tool(describe=describe)
+    async def told() -> str:
+        """Say ok."""
+        return "ok"
+
+    events: list[ToolEvent] = []
+    outcome = await Executor(ToolRegistry([told]), sinks=[events.append]).run(
+        ToolCall(name="told"), ExecutionContext()
+    )
+    assert outcome.result == Success("ok")
+    assert events  # the sink saw the call: describe ran, and failed quietly
+
+
+class Unprintable:
+    def __repr__(self) -> str:
+        raise Custom("no repr")
+
+
+async def test_an_output_whose_repr_raises_anything_is_still_an_outcome() -> None:
+    @tool
+    async def odd() -> object:
+        """Return something odd."""
+        return [Unprintable()] * 10_000
+
+    outcome = await Executor(ToolRegistry([odd]), max_output_chars=100).run(
+        ToolCall(name="odd"), ExecutionContext()
+    )
+    assert isinstance(outcome.result, Success)
