@@ -27,7 +27,15 @@ from toolrail.events import Sink
 from toolrail.executor import Executor
 from toolrail.jsonish import dumps
 from toolrail.jsonl import JsonlCallLog
-from toolrail.logreader import Entry, format_entry, format_stats, read_entries, stats
+from toolrail.logreader import (
+    Entry,
+    format_entry,
+    format_stats,
+    read_entries,
+    recent_entries,
+    recorded_resilience,
+    stats,
+)
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.mcp.naming import sanitize
 from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Decision, Deny
@@ -351,9 +359,14 @@ def _ask_on_terminal(request: ApprovalRequest) -> Decision:
 
 def _tools_explain(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
-        # the same executor `call` builds: without --agent the operator may call every tool
+        # the same executor `call` builds: without --agent the operator may call every tool;
+        # health and circuits as the recent call log left them (a new process knows no other)
+        recent = recent_entries(loaded.log_dir) if loaded.log_dir.is_dir() else []
         executor = Executor(
-            loaded.registry, agents=loaded.agents if args.agent else None, gates=loaded.gates
+            loaded.registry,
+            agents=loaded.agents if args.agent else None,
+            gates=loaded.gates,
+            resilience=recorded_resilience(recent),
         )
         ctx = loaded.context(args.agent)
         if loaded.registry.find(args.name) is None:
@@ -363,6 +376,13 @@ def _tools_explain(args: argparse.Namespace) -> int:
             return 1
         for line in executor.explain(ctx.agent, args.name, ctx.permissions):
             print(line)
+        failures = [
+            e for e in recent if e.get("tool") == args.name and e.get("status") != "success"
+        ]
+        if failures:
+            print(f"recent failures (from {loaded.log_dir}):")
+            for entry in failures[-3:]:
+                print(f"  {format_entry(entry)}")
         return 0
 
     return _with_tools(args, body, tool=args.name)

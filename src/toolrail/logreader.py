@@ -1,4 +1,5 @@
-"""Read call logs back: entries in time order, and per-tool statistics.
+"""Read call logs back: entries in time order, per-tool statistics, and the health and
+circuits a new process starts from (`recorded_resilience`: the tail of the newest files only).
 
 A line that is not a JSON object (the partial last line of a crashed writer) is skipped
 with a warning, never raised.
@@ -6,17 +7,20 @@ with a warning, never raised.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
+from returns.result import Success
 
 from toolrail.diagnostics import get_logger
 from toolrail.jsonl import FILE_PREFIX
-from toolrail.resilience import percentile
+from toolrail.resilience import BreakerSettings, Resilience, percentile
 
 log = get_logger("toolrail.logreader")
 
@@ -36,21 +40,109 @@ def read_entries(directory: str | Path) -> Iterator[Entry]:
 
 def read_file(path: Path) -> Iterator[Entry]:
     with path.open("rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                entry = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                log.warning(
-                    "skipping unreadable log line",
-                    file=str(path),
-                    line=number,
-                    partial=not line.endswith(b"\n"),
-                )
-                continue
-            if isinstance(entry, dict):
-                yield entry
+        yield from _parse(path, handle)
+
+
+def recent_entries(
+    directory: str | Path, *, max_bytes: int = 1 << 20, max_files: int = 2
+) -> list[Entry]:
+    """The entries at the end of the newest log files (at most `max_bytes` of each), oldest
+    first: a cheap look back that does not read a month of logs."""
+    entries: list[Entry] = []
+    for path in log_files(directory)[-max_files:]:
+        try:
+            with path.open("rb") as handle:
+                size = handle.seek(0, 2)
+                handle.seek(max(0, size - max_bytes))
+                data = handle.read()
+        except OSError:
+            continue
+        if size > max_bytes:  # started mid-line: drop the part line
+            data = data[data.find(b"\n") + 1 :]
+        entries.extend(_parse(path, data.splitlines(keepends=True)))
+    return entries
+
+
+_REFUSALS = frozenset(
+    {
+        "unknown_tool",
+        "not_allowed",
+        "permission_denied",
+        "approval_required",
+        "invalid_arguments",
+        "circuit_open",
+        "budget_exceeded",
+    }
+)
+"""Failures of calls that never ran: they say nothing of a tool's health."""
+
+
+def recorded_resilience(
+    entries: Iterable[Entry], *, breakers: BreakerSettings | None = None
+) -> Resilience:
+    """A `Resilience` whose health and circuits are replayed from logged calls, each at the
+    time it finished: what `toolrail tools explain` and a router read in a new process.
+    Calls refused before they ran are left out, as the executor leaves them out."""
+    clock = _ReplayClock()
+    resilience = Resilience(breakers=breakers, clock=clock)
+    for entry in entries:
+        ok = entry.get("status") == "success"
+        error = _error(entry)
+        kind = str(error.get("kind", "?"))
+        if not ok and kind in _REFUSALS:
+            continue
+        tool = str(entry.get("tool", "?"))
+        clock.at = _epoch(entry.get("finished_at"))
+        message = " ".join(str(error.get("message", "")).split())
+        failure = None if ok else f"{entry.get('timestamp', '?')} {kind}: {message}"
+        resilience.health.record(tool, ok, _number(entry.get("duration_ms")), failure)
+        breaker = resilience.breaker(tool)
+        if isinstance(breaker.allow(), Success):  # it would have run
+            breaker.record(ok or not _breakage(kind, error))
+    clock.at = None
+    return resilience
+
+
+class _ReplayClock:
+    """The time of the call being replayed, then the wall clock."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    def __call__(self) -> float:
+        return self.at if self.at is not None else time.time()
+
+
+def _epoch(value: object) -> float | None:
+    try:
+        return datetime.fromisoformat(str(value)).timestamp()
+    except ValueError:
+        return None
+
+
+def _breakage(kind: str, error: dict[str, Any]) -> bool:
+    """`resilience.is_breakage`, from a logged error."""
+    if kind in ("timed_out", "transport_error", "internal_error"):
+        return True
+    return kind == "execution_failed" and not error.get("model_can_fix", False)
+
+
+def _parse(path: Path, lines: Iterable[bytes]) -> Iterator[Entry]:
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            log.warning(
+                "skipping unreadable log line",
+                file=str(path),
+                line=number,
+                partial=not line.endswith(b"\n"),
+            )
+            continue
+        if isinstance(entry, dict):
+            yield entry
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,102 @@
+"""Health and circuits survive the process: read back from the tail of the call log."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from toolrail.cli import main
+from toolrail.logreader import recent_entries, recorded_resilience
+
+TOOLS_PY = '''
+from toolrail import tool
+
+@tool
+def boom() -> str:
+    """Always fails."""
+    raise RuntimeError("the boom tool exploded")
+
+@tool
+def fine() -> str:
+    """Always works."""
+    return "ok"
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "mytools.py").write_text(TOOLS_PY)
+    (tmp_path / "toolrail.toml").write_text(
+        '[tools]\nmodules = ["mytools.py"]\n\n[logging]\ndirectory = "logs"\n'
+    )
+    return tmp_path
+
+
+def test_explain_after_seven_failing_calls_shows_the_failures_and_open_circuit(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seven `toolrail call boom` runs, then `toolrail tools explain boom` in a new process."""
+    config = str(project / "toolrail.toml")
+    for _ in range(7):
+        assert main(["call", "boom", "--config", config]) == 1
+    assert main(["call", "fine", "--config", config]) == 0
+    capsys.readouterr()
+
+    explained = subprocess.run(
+        [sys.executable, "-m", "toolrail.cli", "tools", "explain", "boom", "--config", config],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        check=True,
+    ).stdout
+    assert "health: 0% ok over 7 calls" in explained
+    assert "circuit boom: open" in explained
+    assert "recent failures" in explained
+    assert "execution_failed: RuntimeError: the boom tool exploded" in explained
+
+    assert main(["tools", "explain", "fine", "--config", config]) == 0
+    fine = capsys.readouterr().out
+    assert "health: 100% ok over 1 calls" in fine
+    assert "circuit fine: closed" in fine
+    assert "recent failures" not in fine
+
+
+def test_recorded_resilience_skips_refusals_and_reads_only_the_tail(tmp_path: Path) -> None:
+    """Calls refused before they ran do not count; a cut first line is dropped."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+
+    def line(tool: str, status: str, kind: str | None = None) -> bytes:
+        entry: dict[str, object] = {
+            "tool": tool,
+            "status": status,
+            "duration_ms": 2.0,
+            "timestamp": "2026-01-01T00:00:00Z",
+            "finished_at": "2026-01-01T00:00:00.002Z",
+        }
+        if kind is not None:
+            entry["error"] = {"kind": kind, "message": "no", "model_can_fix": False}
+        return orjson.dumps(entry) + b"\n"
+
+    body = (
+        b"x" * 5000
+        + b"\n"
+        + line("t", "success")
+        + line("t", "failure", "invalid_arguments")
+        + line("t", "failure", "timed_out")
+    )
+    (logs / "tool-calls-2026-01-01.jsonl").write_bytes(body)
+    entries = recent_entries(logs, max_bytes=len(body) - 100)
+    assert len(entries) == 3
+    resilience = recorded_resilience(entries)
+    health = resilience.health.health("t")
+    assert health is not None
+    assert health.calls == 2
+    assert health.success_rate == 0.5
+    assert health.last_failure is not None
+    assert "timed_out" in health.last_failure
+    assert resilience.breaker("t").state == "closed"  # one failure opens nothing
