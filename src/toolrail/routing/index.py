@@ -84,6 +84,7 @@ class LexicalIndex:
         self._lengths: dict[str, tuple[int, ...]] = {}
         self._terms: dict[str, frozenset[str]] = {}
         self._totals = [0] * len(FIELDS)
+        self._vectors: dict[str, dict[str, float]] = {}
 
     def __len__(self) -> int:
         return len(self._lengths)
@@ -98,6 +99,7 @@ class LexicalIndex:
         """Index `tool` (replacing an earlier entry of the same name)."""
         if tool.name in self._lengths:
             self.remove(tool.name)
+        self._vectors.clear()  # idf moved for every word this tool has
         per_field = [Counter(terms) for terms in tool_fields(tool)]
         lengths = tuple(sum(c.values()) for c in per_field)
         merged: dict[str, list[tuple[int, int]]] = {}
@@ -116,6 +118,7 @@ class LexicalIndex:
         lengths = self._lengths.pop(name, None)
         if lengths is None:
             return
+        self._vectors.clear()
         for term in self._terms.pop(name):
             posting = self._postings[term]
             del posting[name]
@@ -135,11 +138,19 @@ class LexicalIndex:
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def vector(self, name: str) -> dict[str, float]:
-        """The tool's words weighted by field and idf: what near-duplicate checks compare."""
-        return {
-            term: self.idf(term) * sum(FIELD_WEIGHTS[i] * c for i, c in self._postings[term][name])
-            for term in self._terms.get(name, ())
-        }
+        """The tool's words weighted by field and idf, unit length: near-duplicate checks
+        compare these (cosine is their dot product). Kept until the catalogue changes."""
+        found = self._vectors.get(name)
+        if found is None:
+            raw = {
+                term: self.idf(term) * sum(FIELD_WEIGHTS[i] * c for i, c in pairs)
+                for term in self._terms.get(name, ())
+                if (pairs := self._postings[term][name])
+            }
+            norm = math.sqrt(sum(v * v for v in raw.values())) or 1.0
+            found = {term: v / norm for term, v in raw.items()}
+            self._vectors[name] = found
+        return found
 
     def score(self, query_terms: Iterable[str]) -> dict[str, tuple[float, frozenset[str]]]:
         """Per matching tool: its BM25F score and the query words it matched."""

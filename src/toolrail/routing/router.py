@@ -193,27 +193,36 @@ class Router:
             return ()
         idf = {t: self.index.idf(t) for t in set(terms)}
         information = sum(idf.values()) or 1.0
+        scored = [
+            (bm25, name, matched)
+            for name, (bm25, matched) in self.index.score(terms).items()
+            if name not in skip and (allowed is None or name in allowed)
+        ]
+        evidence: dict[frozenset[str], float] = {}
+        for _, _, matched in scored:
+            if matched not in evidence:
+                evidence[matched] = sum(idf[t] for t in matched)
+        if max(evidence.values(), default=0.0) < self.settings.min_evidence * self.index.idf(""):
+            return ()
+        scored.sort(key=lambda s: s[0], reverse=True)
+        size = max(3 * k, 30)
         candidates: list[Candidate] = []
-        best_evidence = 0.0
-        for name, (bm25, matched) in self.index.score(terms).items():
-            if name in skip or (allowed is not None and name not in allowed):
-                continue
+        for bm25, name, matched in scored:
+            if len(candidates) >= size and bm25 < candidates[-1].score:
+                break  # penalties only lower a score: nothing further down can enter the pool
             found = self.registry.find(name)
             if found is None:
                 continue
-            evidence = sum(idf[t] for t in matched)
-            best_evidence = max(best_evidence, evidence)
             signals: dict[str, object] = {
                 "bm25": round(bm25, 4),
-                "coverage": round(evidence / information, 3),
+                "coverage": round(evidence[matched] / information, 3),
                 "matched": sorted(matched),
             }
             factor = self._factor(found, failed, signals)
             candidates.append(Candidate(bm25 * factor, found, signals))
-        if best_evidence < self.settings.min_evidence * self.index.idf(""):
-            return ()
-        candidates.sort(key=lambda c: c.score, reverse=True)
-        pool = candidates[: max(3 * k, 30)]
+            candidates.sort(key=lambda c: c.score, reverse=True)
+            del candidates[size:]
+        pool = candidates
         return tuple(
             Match(c.tool, round(c.score, 4), c.signals)
             for c in diverse(pool, k, self.settings.diversity, self.index.vector)
