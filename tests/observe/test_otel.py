@@ -99,3 +99,30 @@ async def test_content_is_recorded_only_when_asked_and_redacted(
     assert "ada" in arguments
     assert "hunter2-secret" not in arguments
     assert "sk-abcdefghijklmnopqrstuvwxyz123456" not in str(attributes["gen_ai.tool.call.result"])
+
+
+@tool
+async def outer(x: int, ctx: ExecutionContext[Executor]) -> int:
+    """Calls divide through the same executor, as a tool that uses tools does."""
+    executor = ctx.deps
+    inner = await executor.run(ToolCall(id="in", name="divide", arguments={"a": x, "b": 1}), ctx)
+    value = inner.result.unwrap()
+    assert isinstance(value, float)
+    return int(value)
+
+
+async def test_a_call_made_inside_a_call_is_a_child_span(
+    spans: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """The running call's span is current: a nested call's span is its child."""
+    provider, exporter = spans
+    executor = Executor(ToolRegistry([outer, divide]), sinks=[OtelSink(provider)])
+    outcome = await executor.run(
+        ToolCall(id="out", name="outer", arguments={"x": 4}), ExecutionContext(deps=executor)
+    )
+    assert outcome.result.unwrap() == 4
+    finished = {s.name: s for s in exporter.get_finished_spans()}
+    child, parent = finished["execute_tool divide"], finished["execute_tool outer"]
+    assert child.parent is not None
+    assert child.parent.span_id == parent.context.span_id
+    assert trace.get_current_span() is trace.INVALID_SPAN  # nothing left attached

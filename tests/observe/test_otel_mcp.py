@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -67,3 +68,22 @@ async def test_without_the_hub_the_server_is_read_from_the_name(
         await executor.run(ToolCall(name="mcp__calc__add", arguments={"a": 1, "b": 1}), CTX)
     attributes = dict(_span(exporter, "execute_tool mcp__calc__add").attributes or {})
     assert attributes["toolrail.mcp.server"] == "calc"
+
+
+async def test_trace_context_reaches_the_mcp_server(
+    spans: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """The request's `_meta.traceparent` (injected by the MCP SDK) names the tool's trace."""
+    provider, exporter = spans
+    async with McpHub([SERVER]) as hub:
+        executor = Executor(hub.registry, sinks=[OtelSink(provider, mcp=hub)])
+        outcome = await executor.run(ToolCall(name="mcp__calc__traceparent"), CTX)
+    traceparent = outcome.result.unwrap()
+    assert isinstance(traceparent, str)
+    version, trace_id, span_id, _flags = traceparent.split("-")
+    span = _span(exporter, "execute_tool mcp__calc__traceparent")
+    assert version == "00"
+    assert int(trace_id, 16) == span.context.trace_id
+    # with no global tracer provider the SDK's own client span passes our span through
+    assert int(span_id, 16) == span.context.span_id
+    assert trace.get_current_span() is trace.INVALID_SPAN  # nothing left attached

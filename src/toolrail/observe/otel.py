@@ -14,6 +14,12 @@ per agent's stretch of turns (`gen_ai.operation.name`, `gen_ai.agent.name`,
 `gen_ai.conversation.id`), current while those turns run, so their tool spans are its
 children; an agent that fails (model error, out of turns) ends it with an error status.
 
+While a call runs, its span is the current span of the task running it, so what the tool
+does is traced inside it. Trace context reaches MCP servers: the MCP SDK (2.x) itself opens
+an `MCP send tools/call` client span and injects W3C `traceparent`/`tracestate` into every
+request's `params._meta` (SEP-414) from the current context — which, during an MCP tool's
+call, holds its `execute_tool` span; toolrail adds nothing to the request.
+
 The sink starts and ends spans in memory; exporting is the span processor's business
 (use a `BatchSpanProcessor` so no exporter I/O happens on the call path).
 """
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import Token
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 import orjson
@@ -79,7 +86,7 @@ class OtelSink:
         self.tracer = trace.get_tracer("toolrail", tracer_provider=tracer_provider)
         self.record_content = record_content
         self.mcp = mcp
-        self._open: dict[tuple[str, str], trace.Span] = {}
+        self._open: dict[tuple[str, str], tuple[trace.Span, Token[otel_context.Context]]] = {}
 
     def __call__(self, event: ToolEvent) -> None:
         match event:
@@ -89,10 +96,14 @@ class OtelSink:
                     self._mark_mcp(span, event.tool)
                 if self.record_content:
                     span.set_attribute("gen_ai.tool.call.arguments", _content(event.arguments))
-                self._open[(event.conversation_id, event.call_id)] = span
+                # current for the tool body, which runs in a copy of this task's context
+                # taken after this event: its own spans, and MCP requests, nest under it
+                token = otel_context.attach(trace.set_span_in_context(span))
+                self._open[(event.conversation_id, event.call_id)] = (span, token)
             case ToolProgress():
-                running = self._open.get((event.conversation_id, event.call_id))
-                if running is not None:
+                opened = self._open.get((event.conversation_id, event.call_id))
+                if opened is not None:
+                    running = opened[0]
                     attributes: dict[str, str | float] = {"progress": event.progress}
                     if event.total is not None:
                         attributes["total"] = event.total
@@ -158,9 +169,13 @@ class OtelSink:
             span.set_attribute("toolrail.mcp.server", tool[5:].split("__", 1)[0])
 
     def _end(self, event: ToolCompleted | ToolFailed) -> None:
-        span = self._open.pop((event.conversation_id, event.call_id), None)
-        if span is None:  # refused before it started: a span for the refusal alone
+        opened = self._open.pop((event.conversation_id, event.call_id), None)
+        if opened is None:  # refused before it started: a span for the refusal alone
             span = self._span(event.tool, event.call_id, event.conversation_id, event.agent)
+        else:
+            span, token = opened
+            if trace.get_current_span() is span:  # the task that made it current
+                otel_context.detach(token)
         if isinstance(event, ToolFailed):
             span.set_attribute("error.type", event.error.kind)
             span.set_status(trace.Status(trace.StatusCode.ERROR, str(redact(event.error.message))))
