@@ -4,12 +4,18 @@ use what an earlier block defined, but brings its own imports and its own `async
 from __future__ import annotations
 
 import re
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-README = Path(__file__).parent.parent / "README.md"
+ROOT = Path(__file__).parent.parent
+README = ROOT / "README.md"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
+_SH = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def python_blocks(text: str) -> list[tuple[int, str]]:
@@ -36,3 +42,51 @@ def test_every_readme_block_runs_as_written(
     assert "deployed to staging" in out  # approval, then exactly one run
     assert "not on a Friday" in out  # a denial the model reads
     assert "deploy(target:prod)" in out  # the deny rule, named
+
+
+def _toolrail_commands(text: str) -> list[list[str]]:
+    """The `toolrail` command lines of the README's ```sh blocks, as argv lists."""
+    return [
+        shlex.split(line)[1:]
+        for block in _SH.findall(text)
+        for line in block.splitlines()
+        if line.startswith(".venv/bin/toolrail ")
+    ]
+
+
+def _tree(root: Path) -> set[str]:
+    """Every path under `root`, but Python's own (git-ignored) bytecode caches."""
+    return {str(p.relative_to(root)) for p in root.rglob("*") if "__pycache__" not in p.parts}
+
+
+def test_the_readme_command_lines_run_as_written_and_write_only_the_log(tmp_path: Path) -> None:
+    """From a copy of the project root: the call's log lands in logs/, where the README reads
+    it back; nothing is written under examples/ nor anywhere else."""
+    commands = _toolrail_commands(README.read_text(encoding="utf-8"))
+    assert [c[:2] for c in commands] == [
+        ["tools", "list"],
+        ["call", "search_docs"],
+        ["logs", "stats"],
+    ]
+    shutil.copytree(
+        ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    before = _tree(tmp_path)
+    outputs = []
+    for argv in commands:
+        done = subprocess.run(
+            [sys.executable, "-m", "toolrail.cli", *argv],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, f"{shlex.join(argv)}: {done.stderr}"
+        outputs.append(done.stdout)
+    written = _tree(tmp_path) - before
+    assert {Path(p).parts[0] for p in written} == {"logs"}, written
+    [log] = (tmp_path / "logs").glob("tool-calls-*.jsonl")
+    assert '"search_docs"' in log.read_text(encoding="utf-8")
+    assert "search_docs" in outputs[-1]  # the stats found the call
