@@ -41,6 +41,7 @@ from toolrail.mcp.naming import sanitize
 from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Decision, Deny
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, ToolRegistry
+from toolrail.routing import Router
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,6 +66,13 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("name", help="tool name")
     _source_options(explain)
     explain.set_defaults(handler=_tools_explain)
+
+    search = commands.add_parser("search", help="the tools that fit a request, best first")
+    search.add_argument("query", help="what you want to do, in words")
+    search.add_argument("-k", type=int, default=10, help="how many tools (default 10)")
+    search.add_argument("--explain", action="store_true", help="show the signals behind scores")
+    _source_options(search)
+    search.set_defaults(handler=_search)
 
     call = commands.add_parser("call", help="call one tool and print its Result as JSON")
     call.add_argument("name", help="tool name")
@@ -285,6 +293,24 @@ def _tools_list(args: argparse.Namespace) -> int:
             flags = ", ".join(sorted(item.tags | item.permissions))
             summary = item.description.splitlines()[0] if item.description else ""
             print(f"{item.name:32} {summary}" + (f"  [{flags}]" if flags else ""))
+        return 0
+
+    return _with_tools(args, body)
+
+
+def _search(args: argparse.Namespace) -> int:
+    async def body(loaded: _Loaded, hub: McpHub) -> int:
+        executor = Executor(loaded.registry, agents=loaded.agents, gates=loaded.gates)
+        ctx = loaded.context(args.agent)
+        router = Router(loaded.registry, executor=executor if args.agent else None)
+        matches = router.search(args.query, k=args.k, ctx=ctx if args.agent else None)
+        if not matches:
+            print("no tool fits this request", file=sys.stderr)
+        for match in matches:
+            summary = match.tool.description.splitlines()[0] if match.tool.description else ""
+            print(f"{match.score:7.3f}  {match.tool.name:32} {summary}")
+            if args.explain:
+                print(f"         {dumps(dict(match.explain)).decode()}")
         return 0
 
     return _with_tools(args, body)
