@@ -7,6 +7,11 @@ we work — is refused, never followed; then it checks the file it holds (`fstat
 file with a second hard link (possibly to a file outside) is refused too. Nothing is
 decided on a path string that something else could change before it is used.
 
+Only regular files and directories are ever handed out. Every open is `O_NONBLOCK` (cleared
+once the file is known to be regular), so a FIFO, socket or device planted in the project
+can never block the thread that opens it — not the event loop, not a worker — and is
+refused as soon as `fstat` shows what it is.
+
 `inside` is the string check both start with: empty, NUL bytes, `~`, absolute paths and
 `..` are refused before anything is opened.
 """
@@ -25,6 +30,7 @@ from returns.result import Failure, Result, Success
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 class Refused(Exception):
@@ -86,16 +92,19 @@ def directory_of(root: Path, requested: str, *, create: bool = False) -> Iterato
         os.close(fd)
 
 
+_STEP = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC | _NONBLOCK
+
+
 def _step(parent: int, name: str, requested: str, create: bool) -> int:
     """Open directory `name` under `parent`, never through a link."""
     try:
         try:
-            child = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=parent)
+            child = os.open(name, _STEP, dir_fd=parent)
         except FileNotFoundError:
             if not create:
                 raise
             os.mkdir(name, 0o755, dir_fd=parent)
-            child = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=parent)
+            child = os.open(name, _STEP, dir_fd=parent)
     except OSError as error:
         if error.errno == errno.ENOTDIR and _is_link(parent, name):
             error = OSError(errno.ELOOP, os.strerror(errno.ELOOP))
@@ -118,18 +127,44 @@ def open_inside(
     mode: int = 0o644,
     create_dirs: bool = False,
 ) -> int:
-    """A file descriptor for `requested` under `root`, opened without following any link,
-    and checked once open: not a hard link shared with another name. Raises `Refused`."""
+    """A file descriptor for `requested` under `root`, opened without following any link
+    and without blocking, and checked once open: a regular file with no second name, or a
+    directory. Raises `Refused`."""
     with directory_of(root, requested, create=create_dirs) as (parent, name):
+        _refuse_special(parent, name, requested)  # a device is not even opened
         try:
-            fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC, mode, dir_fd=parent)
+            fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, mode, dir_fd=parent)
         except OSError as error:
             raise _refusal(error, requested) from error
-    held = os.fstat(fd)
-    if stat.S_ISREG(held.st_mode) and held.st_nlink > 1:
+    try:
+        held = os.fstat(fd)
+        if not (stat.S_ISREG(held.st_mode) or stat.S_ISDIR(held.st_mode)):
+            raise Refused(_special(requested))
+        if stat.S_ISREG(held.st_mode) and held.st_nlink > 1:
+            raise Refused(f"{requested!r} is a hard link; files with several names are not used")
+        if not flags & _NONBLOCK:
+            os.set_blocking(fd, True)
+    except BaseException:
         os.close(fd)
-        raise Refused(f"{requested!r} is a hard link; files with several names are not used")
+        raise
     return fd
+
+
+def _refuse_special(parent: int, name: str, requested: str) -> None:
+    """Refuse a FIFO, socket or device before opening it (opening one can have effects);
+    the check on the open handle is the one that counts."""
+    try:
+        found = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except OSError:
+        return  # missing (may be created) or unreadable: the open decides
+    if not (
+        stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode) or stat.S_ISLNK(found.st_mode)
+    ):
+        raise Refused(_special(requested))
+
+
+def _special(requested: str) -> str:
+    return f"{requested!r} is not a regular file or directory (a FIFO, socket or device)"
 
 
 def _refusal(error: OSError, requested: str) -> Refused:
