@@ -303,8 +303,9 @@ async def test_run_many_shares_one_batch_id() -> None:
     assert None not in batch_ids
 
 
-async def test_a_validator_that_raises_oddly_is_an_internal_error_value() -> None:
-    """Even an exception from deep inside validation comes back as a value."""
+async def test_a_validator_that_raises_oddly_is_an_invalid_arguments_value() -> None:
+    """Even an exception from deep inside validation comes back as a value: the tool's own
+    validation refused this input (named by type, never with the value), not a toolrail bug."""
 
     class Weird(BaseModel):
         x: int
@@ -319,7 +320,8 @@ async def test_a_validator_that_raises_oddly_is_an_internal_error_value() -> Non
 
     result = await run(Executor(ToolRegistry([weird])), "weird", {"x": 1})
     assert isinstance(result, Failure)
-    assert isinstance(result.failure(), InternalError)
+    assert isinstance(result.failure(), InvalidArguments)
+    assert "RuntimeError" in result.failure().message
 
 
 def test_an_async_sink_outside_an_event_loop_is_skipped_cleanly() -> None:

@@ -199,3 +199,25 @@ def test_lines_still_queued_at_exit_are_written(tmp_path: Path) -> None:
     )
     subprocess.run([sys.executable, "-c", program, str(tmp_path)], check=True, timeout=120)
     assert sorted(int(str(e["output"])) for e in lines(tmp_path)) == list(range(500))
+
+
+async def test_a_failure_keeps_a_bounded_traceback_in_its_log_line(tmp_path: Path) -> None:
+    """Where a tool raised survives in the record: frames, no locals, no secrets."""
+
+    @tool
+    def divide(a: int, b: int) -> float:
+        """Divide."""
+        password = "hunter2-very-secret"  # a local the traceback must not carry
+        return a / b if password else 0.0
+
+    log = JsonlCallLog(tmp_path)
+    ex = Executor(ToolRegistry([divide]), sinks=[log])
+    await ex.run(ToolCall(name="divide", arguments={"a": 1, "b": 0}), ExecutionContext())
+    await log.aclose()
+    [entry] = lines(tmp_path)
+    error = entry["error"]
+    assert isinstance(error, dict)
+    frames = error["details"]["traceback"]
+    assert 0 < len(frames) <= 8
+    assert frames[-1].endswith("in divide")
+    assert "hunter2" not in orjson.dumps(entry).decode()

@@ -308,10 +308,11 @@ class Executor:
             raise
         except Exception as error:
             log.exception("toolrail bug while running a call", tool=call.name, call_id=call.id)
+            described = ExecutionFailed.from_exception(error)
             result = Failure(
                 InternalError(
-                    message=f"toolrail failed while running {call.name!r}: "
-                    f"{ExecutionFailed.from_exception(error).message}"
+                    message=f"toolrail failed while running {call.name!r}: {described.message}",
+                    details=described.traceback,
                 )
             )
         return self._finish(call, ctx, tool, result, started_at, start, attempts, asked, attached)

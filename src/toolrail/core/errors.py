@@ -22,6 +22,7 @@ is one the model can correct, such as a missing file or an MCP `isError` result.
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -115,16 +116,31 @@ class ExecutionFailed(ToolError):
 
     kind: ClassVar[str] = "execution_failed"
     exception_type: str | None = None
+    traceback: tuple[str, ...] = field(default=(), compare=False)
+    """Where it was raised: the innermost frames as `file:line in function`, no locals and
+    no source text (so nothing a frame held can leak; the log redacts it again)."""
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> ExecutionFailed:
-        """Describe an exception in one line, without a traceback."""
+        """Describe an exception in one line, with a bounded traceback of where it was raised."""
         name = type(exc).__name__
         try:
             text = str(exc).strip()
         except Exception:  # an exception whose __str__ raises is still a failure to report
             text = "<unprintable exception>"
-        return cls(message=f"{name}: {text}" if text else name, exception_type=name)
+        return cls(
+            message=f"{name}: {text}" if text else name,
+            exception_type=name,
+            traceback=frames(exc),
+        )
+
+
+def frames(exc: BaseException, limit: int = 8) -> tuple[str, ...]:
+    """The innermost `limit` frames of `exc`'s traceback, as `file:line in function`."""
+    found = traceback.StackSummary.extract(
+        traceback.walk_tb(exc.__traceback__), lookup_lines=False, capture_locals=False
+    )
+    return tuple(f"{f.filename}:{f.lineno} in {f.name}"[-300:] for f in found[-limit:])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
