@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from demo_observe import observability
 from demo_tools import (
     billing_status,
     fetch_status,
@@ -206,6 +207,9 @@ async def main() -> None:
     )
     call_log = JsonlCallLog(LOGS)
     stream = ToolStreamHandler()
+    observed = observability()
+    for note in observed.notes:
+        console.print(note, highlight=False)
     async with McpHub([TIME_SERVER], registry=registry) as hub:
         mcp_tools = ", ".join(t.name for t in hub.tools())
         console.print(f"MCP server 'time' connected: {mcp_tools}\n")
@@ -213,7 +217,8 @@ async def main() -> None:
         orchestrator = Orchestrator(
             AGENTS,
             registry,
-            sinks=[call_log, stream],
+            sinks=[call_log, stream, *observed.sinks],
+            observer=observed.observer,
             on_message=narrate(console),
             gates=Gates(rules=Rules.of(ask=["save_note"]), approver=stand_in_human(console)),
         )
@@ -229,6 +234,9 @@ async def main() -> None:
     console.print(f"\nEvery call is a line in {call_log.current_path}")
     console.print("`toolrail logs stats --dir logs` says:\n")
     console.print(format_stats(stats(read_entries(LOGS))), highlight=False)
+    console.print()
+    for line in observed.summary(LOGS / "demo-trace.jsonl"):
+        console.print(line, highlight=False)
 
 
 if __name__ == "__main__":

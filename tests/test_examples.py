@@ -39,6 +39,12 @@ def test_demo_runs_the_whole_conversation(tmp_path: Path) -> None:
     assert "tool-calls-" in out
     [log] = tmp_path.glob("tool-calls-*.jsonl")
     assert len(log.read_text().splitlines()) == 14
+    # the dev extra brings OTel and prometheus-client: a trace summary and the metrics
+    assert "invoke_agent researcher" in out
+    assert "invoke_agent writer" in out
+    assert "/metrics" in out
+    assert 'toolrail_tool_calls_total{outcome="ok",tool="save_note"} 1.0' in out
+    assert (tmp_path / "demo-trace.jsonl").read_text().count("execute_tool") >= 10
 
 
 def test_tour_shows_each_kind_of_outcome(tmp_path: Path) -> None:
