@@ -8,6 +8,8 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from toolrail.resilience import percentile
+
 AsyncCall = Callable[[], Awaitable[object]]
 
 
@@ -42,8 +44,7 @@ async def measure(
 
 
 def _summary(name: str, values: list[float]) -> Timing:
-    ordered = sorted(values)
-    return Timing(name, statistics.median(ordered), ordered[int(len(ordered) * 0.99) - 1])
+    return Timing(name, statistics.median(values), percentile(values, 99))
 
 
 def report(title: str, timings: list[Timing], *, baseline: str) -> None:
