@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Any, get_args
 
@@ -35,6 +36,7 @@ from toolrail.events import (
     ToolUnregistered,
 )
 from toolrail.jsonish import dumps
+from toolrail.stream import ProgressUpdate, ToolStreamHandler
 
 pytestmark = pytest.mark.anyio
 SECRET = "sk-abcdefghijklmnopqrstuvwxyz123456"
@@ -153,3 +155,23 @@ async def test_events_of_a_real_call_serialise() -> None:
     assert started["arguments"] == {"a": 1, "b": 2}
     assert completed["result"] == {"status": "success", "value": 3}
     assert orjson.loads(dumps(Success(3))) == {"status": "success", "value": 3}
+
+
+@tool(timeout_s=0.05)
+async def stuck() -> str:
+    """Never finishes."""
+    await asyncio.Event().wait()
+    return "never"
+
+
+async def test_a_real_timeout_is_flagged_on_the_event_and_the_progress_line() -> None:
+    """ToolFailed.timed_out and ProgressUpdate.timed_out: no string compare on error kinds."""
+    seen: list[ToolEvent] = []
+    lines: list[ProgressUpdate] = []
+    stream = ToolStreamHandler(on_update=lines.append)
+    executor = Executor(ToolRegistry([stuck, add]), sinks=[seen.append, stream])
+    await executor.run(ToolCall(name="stuck"), CTX)
+    await executor.run(ToolCall(name="add", arguments={"a": "x", "b": 1}), CTX)
+    failed = [e for e in seen if isinstance(e, ToolFailed)]
+    assert [e.timed_out for e in failed] == [True, False]
+    assert [u.timed_out for u in lines if u.finished] == [True, False]

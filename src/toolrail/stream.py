@@ -57,6 +57,8 @@ class ProgressUpdate:
     total: float | None = None
     duration_ms: float | None = None
     error_kind: str | None = None
+    timed_out: bool = False
+    """On a failed line: the call ran past its deadline (a UI may offer a longer one)."""
     terminator: Terminator | None = None
     at: datetime | None = None
     health: Health | None = None
@@ -179,6 +181,8 @@ class ToolStreamHandler:
                     event.call_id, event.tool, event.agent, event.outcome.call.arguments, event.at
                 )
                 ended = self._end(event.call_id, event.outcome)
+                if isinstance(event, ToolFailed) and event.timed_out:
+                    ended = replace(ended, timed_out=True)
                 if self._health is not None:
                     ended = replace(ended, health=self._health.health(event.tool))
                 return [*started, ended]
