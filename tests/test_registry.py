@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,29 @@ def test_subscribe_tells_each_change_until_unsubscribed() -> None:
     stop()
     registry.register(ping)
     assert heard == [("register", "ping"), ("unregister", "ping")]
+
+
+def test_registering_a_local_tool_is_an_event() -> None:
+    """An executor's sinks hear of local tools registered and removed after it was made."""
+    from toolrail import Executor
+    from toolrail.events import ToolEvent, ToolRegistered, ToolUnregistered
+
+    @tool
+    def late(x: int) -> int:
+        """Come late."""
+        return x
+
+    registry = ToolRegistry()
+    events: list[ToolEvent] = []
+    Executor(registry, sinks=[events.append])  # gone at once: the registry holds it weakly
+    gc.collect()
+    executor = Executor(registry, sinks=[events.append])
+    registry.register(late)
+    registry.unregister("late")
+    assert [
+        (type(e), e.tool) for e in events if isinstance(e, ToolRegistered | ToolUnregistered)
+    ] == [
+        (ToolRegistered, "late"),
+        (ToolUnregistered, "late"),
+    ]
+    assert executor.registry is registry

@@ -28,6 +28,7 @@ import re
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -55,7 +56,9 @@ from toolrail.events import (
     ToolEvent,
     ToolFailed,
     ToolProgress,
+    ToolRegistered,
     ToolStarted,
+    ToolUnregistered,
 )
 from toolrail.invocation import Invoker, cancelled
 from toolrail.outputs import cap_output, fits
@@ -122,6 +125,8 @@ class Executor:
         self.spill_dir = None if spill_dir is None else Path(spill_dir)
         self.sleep = sleep
         self.sinks = Fanout(sinks, timeout_s=sink_timeout_s)
+        if self.sinks.sinks:
+            _tell_of_registrations(registry, self)
         self.invoker = Invoker(default_timeout_s)
         self._visible: dict[
             tuple[str, frozenset[str] | None], tuple[tuple[object, ...], tuple[AnyTool, ...]]
@@ -468,6 +473,22 @@ class Executor:
                     )
                 )
         return outcome
+
+
+def _tell_of_registrations(registry: ToolRegistry, executor: Executor) -> None:
+    """Emit `ToolRegistered` / `ToolUnregistered` for local tools added or removed later
+    (an MCP hub tells of its own tools); the registry holds the executor only weakly."""
+    held = weakref.ref(executor)
+
+    def changed(change: str, tool: AnyTool) -> None:
+        alive = held()
+        if alive is None:
+            unsubscribe()
+        elif tool.source == "local":
+            event_type = ToolRegistered if change == "register" else ToolUnregistered
+            alive.sinks.emit(event_type(tool=tool.name))
+
+    unsubscribe = registry.subscribe(changed)
 
 
 def _same(one: tuple[object, ...], other: tuple[object, ...]) -> bool:
