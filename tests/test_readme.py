@@ -8,6 +8,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,9 @@ def test_every_readme_block_runs_as_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)  # whatever a block writes (logs/) lands here
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.setenv(key, "not-a-real-key")  # SDK clients are built, never called
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     namespace: dict[str, object] = {"__name__": "readme"}
     for line, source in python_blocks(README.read_text(encoding="utf-8")):
         code = compile(source, f"README.md:{line}", "exec")
@@ -42,6 +46,19 @@ def test_every_readme_block_runs_as_written(
     assert "deployed to staging" in out  # approval, then exactly one run
     assert "not on a Friday" in out  # a denial the model reads
     assert "deploy(target:prod)" in out  # the deny rule, named
+    built = {type(value).__name__ for value in namespace.values()}
+    assert {"OpenAIChatModel", "AnthropicModel", "GeminiModel"} <= built  # the provider block
+
+
+def test_the_readme_names_every_extra() -> None:
+    """The extras table has one row per extra of pyproject.toml, and says what it enables."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = pyproject["project"]["optional-dependencies"]
+    rows = re.findall(
+        r"^\| `\[(\w+)\]` \| (.+?) \|$", README.read_text(encoding="utf-8"), re.MULTILINE
+    )
+    assert sorted(name for name, _ in rows) == sorted(extras)
+    assert all(len(enables) > 10 for _, enables in rows)
 
 
 def _toolrail_commands(text: str) -> list[list[str]]:
