@@ -16,7 +16,10 @@ How a call is matched (exactly):
    with its program as a base name, wrappers (`env`, `nice`, `sudo`, ...) and git's leading
    options removed, words single-spaced and paths normalised; a path argument is
    normalised (`./.env` → `.env`). The pattern's whitespace is collapsed the same way.
-4. A deny or ask rule matches a command if it matches *any* of its simple commands.
+4. A deny or ask rule matches a command if it matches *any* of its simple commands; one
+   without a named argument reads every argument, not only the main one. If it matches
+   only a command an unknown program might run from its arguments (`foo rm -rf /`), the
+   call is asked.
    An allow rule set allows a command only if *every* simple command is matched by an
    allow rule and the split was sure (no `$(...)`, backticks, redirections, subshells).
 
@@ -42,6 +45,9 @@ NOT_ALLOWED = "(not in the allow list)"
 
 UNSURE = "(command not understood for sure: substitution, redirection, script or expansion)"
 """The rule named when argument rules read a command whose split was unsure."""
+
+MAYBE = "(matches a command the program may run from its arguments)"
+"""Added to a deny or ask rule that matches only a word an unknown program may run."""
 
 _RULE = re.compile(r"^(?P<tool>[^()]+?)(?:\((?P<args>.*)\))?$", re.DOTALL)
 _MAIN_ARGUMENTS = ("command", "argv", "cmd", "path", "url", "query", "name")
@@ -86,8 +92,9 @@ class Rule:
         return self._tool.match(tool) is not None
 
     def matches(self, tool: str, arguments: Mapping[str, object] | None) -> bool:
-        """Whether the rule matches the call (for a command: any of its simple commands)."""
-        return self._matches(tool, None if arguments is None else Call(arguments))
+        """Whether the rule, as a deny or ask rule, matches the call (for a command: any of
+        its simple commands; without a named argument: any argument)."""
+        return self._matches(tool, None if arguments is None else Call(arguments), every=True)
 
     def allows(self, tool: str, arguments: Mapping[str, object]) -> bool:
         """Whether this rule, as an allow rule, allows the call: for a command, every simple
@@ -96,14 +103,28 @@ class Rule:
         call = Call(arguments)
         return not alone._unsure(tool, call) and alone._allowed(tool, call) is not None
 
-    def _matches(self, tool: str, call: Call | None) -> bool:
+    def _matches(self, tool: str, call: Call | None, *, every: bool = False) -> bool:
+        """`every`: a rule without a named argument reads every argument, not only the main
+        one (deny and ask: a path under `file_path` is still the path)."""
         if not self.names(tool):
             return False
         if self._pattern is None:
             return True
         if call is None:  # deciding visibility: argument rules do not hide a tool
             return False
-        return any(self._pattern.match(text) for text in call.texts(self.argument))
+        texts = call.every_text() if every and self.argument is None else call.texts(self.argument)
+        return any(self._pattern.match(text) for text in texts)
+
+    def _maybe_matches(self, tool: str, call: Call) -> bool:
+        """Whether a command an unknown program might run matches (`strace rm -rf /`)."""
+        if self._pattern is None or not self.names(tool):
+            return False
+        names = (None, *call.keys()) if self.argument is None else (self.argument,)
+        for name in names:
+            found = call.command(name)
+            if found is not None and any(self._pattern.match(t) for t in found.maybe_texts):
+                return True
+        return False
 
     def allows_part(self, tool: str, text: str) -> bool:
         return self.names(tool) and (self._pattern is None or bool(self._pattern.match(text)))
@@ -120,6 +141,13 @@ class Call:
 
     def texts(self, name: str | None) -> tuple[str, ...]:
         return self.read(name)[0]
+
+    def keys(self) -> tuple[str, ...]:
+        return tuple(self._arguments)
+
+    def every_text(self) -> tuple[str, ...]:
+        """The normal form of the main argument and of every other argument."""
+        return tuple(text for name in (None, *self._arguments) for text in self.texts(name))
 
     def command(self, name: str | None) -> Command | None:
         """The argument as a command, if it is one."""
@@ -208,11 +236,15 @@ class Rules:
     def _decide(self, tool: str, call: Call | None, allow_list: bool) -> Decision:
         """deny > ask > unsure > allow; what an allow list does not allow is asked."""
         for rule in self.deny:
-            if rule._matches(tool, call):
+            if rule._matches(tool, call, every=True):
                 return Decision("deny", rule.text)
         for rule in self.ask:
-            if rule._matches(tool, call):
+            if rule._matches(tool, call, every=True):
                 return Decision("ask", rule.text)
+        if call is not None:
+            for rule in (*self.deny, *self.ask):
+                if rule._maybe_matches(tool, call):
+                    return Decision("ask", f"{rule.text} {MAYBE}")
         if call is not None and self._unsure(tool, call):
             return Decision("ask", UNSURE)
         allowed = self._allowed(tool, call)
