@@ -163,3 +163,21 @@ def test_a_read_only_tool_is_not_listed_as_destructive(tmp_path: Path) -> None:
     [definition] = orjson.loads(done.stdout)
     assert definition["annotations"]["read_only"] is True
     assert definition["annotations"]["destructive"] is False
+
+
+def test_a_read_only_tool_is_not_listed_as_open_world_unless_it_says_so(tmp_path: Path) -> None:
+    """`tools list --json`: read-only alone means a closed world; open_world=True is kept."""
+    (tmp_path / "ro.py").write_text(
+        "from toolrail import ToolAnnotations, tool\n\n"
+        "@tool(annotations=ToolAnnotations(read_only=True))\n"
+        "def peek(path: str) -> str:\n    '''Look at a path.'''\n    return path\n\n"
+        "@tool(annotations=ToolAnnotations(read_only=True, open_world=True))\n"
+        "def search_web(query: str) -> str:\n    '''Search the web.'''\n    return query\n\n"
+        "@tool\n"
+        "def poke(path: str) -> str:\n    '''Change a path.'''\n    return path\n"
+    )
+    done = _run(tmp_path, "tools", "list", "--json", "--module", "ro.py")
+    hints = {d["name"]: d["annotations"] for d in orjson.loads(done.stdout)}
+    assert (hints["peek"]["open_world"], hints["peek"]["destructive"]) == (False, False)
+    assert (hints["search_web"]["open_world"], hints["search_web"]["destructive"]) == (True, False)
+    assert (hints["poke"]["open_world"], hints["poke"]["destructive"]) == (True, True)

@@ -190,6 +190,9 @@ def test_annotations_follow_mcp_defaults() -> None:
     )
     assert not hints.safe_to_retry
     assert ToolAnnotations(read_only=True).safe_to_retry
+    # a read-only tool's world is closed unless it says otherwise
+    assert ToolAnnotations(read_only=True) == ToolAnnotations(read_only=True, open_world=False)
+    assert ToolAnnotations(read_only=True, open_world=True).open_world is True
 
 
 async def test_a_decorated_function_stays_callable_as_itself() -> None:

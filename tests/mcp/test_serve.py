@@ -150,7 +150,7 @@ async def test_fidelity_of_definitions_and_results(tmp_path: Path) -> None:
         assert greet.annotations.read_only_hint is True
         assert greet.annotations.destructive_hint is False
         assert greet.annotations.idempotent_hint is True
-        assert greet.annotations.open_world_hint is True
+        assert greet.annotations.open_world_hint is False  # unsaid, and read-only
         assert add.annotations is not None
         assert add.annotations.open_world_hint is False
         assert add.output_schema == {

@@ -31,6 +31,8 @@ class ToolAnnotations:
     """Hints about a tool's behaviour, with MCP's meanings and defaults.
 
     `destructive` and `idempotent` only mean something when `read_only` is false.
+    `open_world` left unsaid is MCP's default, true, but for a read-only tool false: one
+    that reads the world outside (a web search) says `open_world=True`.
     Hints from an untrusted MCP server are just that: hints.
     """
 
@@ -38,7 +40,11 @@ class ToolAnnotations:
     read_only: bool = False
     destructive: bool = True
     idempotent: bool = False
-    open_world: bool = True
+    open_world: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.open_world is None:
+            object.__setattr__(self, "open_world", not self.read_only)
 
     @property
     def safe_to_retry(self) -> bool:
