@@ -3,6 +3,7 @@ use what an earlier block defined, but brings its own imports and its own `async
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import shutil
@@ -107,3 +108,28 @@ def test_the_readme_command_lines_run_as_written_and_write_only_the_log(tmp_path
     [log] = (tmp_path / "logs").glob("tool-calls-*.jsonl")
     assert '"search_docs"' in log.read_text(encoding="utf-8")
     assert "search_docs" in outputs[-1]  # the stats found the call
+
+
+_ERROR_ROW = re.compile(r'^\s*[├└]── (\w+)\s+(?:"\w+"\s+)?(yes|no)(\*?)', re.MULTILINE)
+
+
+@pytest.mark.parametrize("source", ["README.md", "toolrail.core.errors"])
+def test_the_errors_table_says_what_the_code_does(source: str) -> None:
+    """Each error's model_can_fix default is its row's yes/no; a `*` marks the errors that
+    can also come the other way: a tool's own fixable failure, a person's declined approval."""
+    import toolrail.core.errors as errors
+    from toolrail.policy.gates import denied
+
+    text = README.read_text(encoding="utf-8") if source == "README.md" else errors.__doc__
+    rows = {name: (said, star) for name, said, star in _ERROR_ROW.findall(text or "")}
+    cases = {c.__name__: c for c in vars(errors).values() if isinstance(c, type)}
+    cases = {n: c for n, c in cases.items() if issubclass(c, errors.ToolError) and n != "ToolError"}
+    assert set(rows) == set(cases)
+    for name, case in cases.items():
+        default = next(f.default for f in dataclasses.fields(case) if f.name == "model_can_fix")
+        assert rows[name][0] == ("yes" if default else "no"), name
+    assert denied("deploy", "not on a Friday").model_can_fix
+    assert {name for name, (_, star) in rows.items() if star} == {
+        "ExecutionFailed",
+        "PermissionDenied",
+    }

@@ -3,7 +3,7 @@
     ToolError                      kind                model_can_fix
     ├── UnknownTool                "unknown_tool"        yes  no tool by that name
     ├── NotAllowed                 "not_allowed"         yes  not in this agent's table
-    ├── PermissionDenied           "permission_denied"   no   agent lacks a permission
+    ├── PermissionDenied           "permission_denied"   no*  a permission or a rule said no
     ├── ApprovalRequired           "approval_required"   no   a human must decide first
     ├── InvalidArguments           "invalid_arguments"   yes  every issue, with its path
     ├── ExecutionFailed            "execution_failed"    no*  the tool itself failed
@@ -17,7 +17,8 @@
 `model_can_fix` answers "should the model read this and try again?" — a smarter model could
 have avoided it (bad name, bad arguments) — versus "the machinery broke" and the loop
 decides. (*) A tool may return `ExecutionFailed(..., model_can_fix=True)` when its failure
-is one the model can correct, such as a missing file or an MCP `isError` result.
+is one the model can correct, such as a missing file or an MCP `isError` result; a person's
+declined approval is a `PermissionDenied` with `model_can_fix=True`, so the model reads why.
 """
 
 from __future__ import annotations
