@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 import os
+import re
 import shutil
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,7 +155,7 @@ async def _run(
         "HOME": "/nonexistent",  # no dotfiles the project could have planted
     }
     if argv[0] == "git":
-        hardened = _git(argv, root)
+        hardened = await _git(argv, root, executable, timeout_s)
         if isinstance(hardened, Failure):
             return hardened
         argv, git_env = hardened.unwrap()
@@ -211,31 +214,100 @@ async def _capped(
 
 _STOP_AFTER = 4  # read this many times the cap, then stop the program
 _GIT_SAFETY = (
-    # configuration the project controls (.git/config) may not run programs or write
+    # belt and braces: the repository's configuration is already checked key by key
+    # (`_GIT_CONFIG_KEYS`); these overrides hold for any child git process too
     "-c", "core.fsmonitor=false",
     "-c", "core.hooksPath=/dev/null",
     "-c", "core.pager=cat",
     "-c", "core.editor=false",
     "-c", "core.sshCommand=false",
+    "-c", "core.askPass=false",
     "-c", "diff.external=",
     "-c", "credential.helper=",
     "-c", "protocol.allow=never",
     "-c", "core.untrackedCache=false",
     "-c", "gc.auto=0",
+    "-c", "log.showSignature=false",
+    "-c", "gpg.program=false",
+    "-c", "submodule.recurse=false",
+    "-c", "diff.ignoreSubmodules=all",
+    "-c", "status.submoduleSummary=false",
     "--no-pager",
 )  # fmt: skip
 _GIT_NO_EXTERNAL = ("--no-ext-diff", "--no-textconv")
 
+# Project git configuration may name programs in many places (filter.*.clean/smudge/process,
+# diff.*.textconv/command, merge.*.driver, gpg.*program, core.fsmonitor/pager/editor/
+# sshCommand/hooksPath, credential.helper, include.path, remote.*.uploadpack, ...), and git
+# grows new ones. A denylist of overrides always trails that list, so the repository's own
+# config is read (by git itself, `git config --file --no-includes`, so no parser of ours
+# can disagree with git's) and git runs only if every key is one of these, which name no
+# program, no file outside and no other repository. Attributes (`* filter=evil`) only name
+# drivers; with no driver defined in any config we read, they run nothing.
+_GIT_CONFIG_KEYS = (
+    "core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates",
+    "core.ignorecase", "core.precomposeunicode", "core.symlinks", "core.autocrlf", "core.eol",
+    "core.safecrlf", "core.quotepath", "core.abbrev", "core.checkstat", "core.trustctime",
+    "core.whitespace", "core.commentchar", "core.sparsecheckout", "core.longpaths",
+    "extensions.objectformat", "extensions.refstorage",
+    "remote.*.url", "remote.*.pushurl", "remote.*.fetch", "remote.*.push", "remote.*.tagopt",
+    "remote.*.prune", "remote.*.mirror",
+    "branch.*.remote", "branch.*.merge", "branch.*.rebase", "branch.*.description",
+    "branch.*.pushremote",
+    "user.name", "user.email", "user.signingkey", "author.*", "committer.*",
+    "init.defaultbranch", "pull.rebase", "pull.ff", "push.default", "push.autosetupremote",
+    "fetch.prune", "merge.conflictstyle", "merge.ff", "rebase.autostash",
+    "commit.gpgsign", "tag.gpgsign", "gpg.format",
+    "color.*", "column.*", "i18n.*", "advice.*", "help.autocorrect",
+    "log.date", "log.decorate", "log.abbrevcommit", "log.follow",
+    "diff.renames", "diff.algorithm", "diff.mnemonicprefix", "diff.noprefix", "diff.context",
+    "diff.interhunkcontext", "diff.colormoved", "diff.indentheuristic", "diff.statgraphwidth",
+    "status.showuntrackedfiles", "status.short", "status.branch", "status.relativepaths",
+    "index.version", "index.skiphash", "feature.manyfiles", "gc.auto", "pack.threads",
+    "lfs.repositoryformatversion",
+)  # fmt: skip
+_GIT_CONFIG = re.compile("|".join(fnmatch.translate(key) for key in _GIT_CONFIG_KEYS))
+# files in .git that make git read another repository's objects, refs or history
+_GIT_ELSEWHERE = (
+    "commondir",
+    "objects/info/alternates",
+    "objects/info/http-alternates",
+    "info/grafts",
+    "shallow-alternates",
+)
+_GIT_WALK_LIMIT = 200_000  # entries of .git looked at for links and special files
 
-def _git(argv: list[str], root: Path) -> Result[tuple[list[str], dict[str, str]], ToolError]:
-    """git pinned to the project's own repository, with nothing it configures able to run
-    a program, and reading without writing (no index refresh, no new refs)."""
+
+async def _git(
+    argv: list[str], root: Path, executable: str, timeout_s: float
+) -> Result[tuple[list[str], dict[str, str]], ToolError]:
+    """git pinned to the project's own repository, reading nothing outside it, with nothing
+    it configures able to run a program, and reading without writing (no index refresh,
+    no new refs)."""
     dot_git = root / ".git"
     if dot_git.is_symlink() or not dot_git.is_dir():
         return _refused("git runs only in a project whose .git is a directory inside it")
+    problem = await asyncio.to_thread(_repository_problem, dot_git)
+    if problem is not None:
+        return _refused(problem)
+    keys = await _config_keys(executable, dot_git, timeout_s)
+    if isinstance(keys, Failure):
+        return keys
+    unsafe = sorted({key for key in keys.unwrap() if not _GIT_CONFIG.fullmatch(key.lower())})
+    if unsafe:
+        return _refused(
+            f"git does not run here: the repository's .git/config sets {', '.join(unsafe[:5])}"
+            ", which may run a program or read outside the project"
+        )
     subcommand, *rest = argv[1:]
     extra = _GIT_NO_EXTERNAL if subcommand in ("diff", "show", "log") else ()
-    env = {
+    return Success(([argv[0], *_GIT_SAFETY, subcommand, *extra, *rest], _git_env(dot_git, root)))
+
+
+def _git_env(dot_git: Path, root: Path) -> dict[str, str]:
+    # built from nothing: no GIT_ALTERNATE_OBJECT_DIRECTORIES, GIT_CONFIG_PARAMETERS,
+    # GIT_CONFIG_COUNT, GIT_EXEC_PATH, ... from the caller's environment
+    return {
         "GIT_DIR": str(dot_git),
         "GIT_WORK_TREE": str(root),
         "GIT_CEILING_DIRECTORIES": str(root.parent),
@@ -245,8 +317,70 @@ def _git(argv: list[str], root: Path) -> Result[tuple[list[str], dict[str, str]]
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_NO_REPLACE_OBJECTS": "1",
         "GIT_EXTERNAL_DIFF": "",
+        "GIT_ATTR_NOSYSTEM": "1",
+        "GIT_NO_LAZY_FETCH": "1",
     }
-    return Success(([argv[0], *_GIT_SAFETY, subcommand, *extra, *rest], env))
+
+
+def _repository_problem(dot_git: Path) -> str | None:
+    """Why git may not read this .git: a file that points at another repository
+    (alternates, commondir, grafts), or a link, FIFO or device anywhere inside it."""
+    for name in _GIT_ELSEWHERE:
+        if os.path.lexists(dot_git / name):
+            return f"git does not run here: .git/{name} points git at files outside the project"
+    seen = 0
+    for directory, subdirectories, files in os.walk(dot_git):
+        for name in (*subdirectories, *files):
+            seen += 1
+            if seen > _GIT_WALK_LIMIT:
+                return "git does not run here: the .git directory is too large to check"
+            mode = os.lstat(os.path.join(directory, name)).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                inner = os.path.relpath(os.path.join(directory, name), dot_git)
+                return f"git does not run here: .git/{inner} is a link or a special file"
+    return None
+
+
+async def _config_keys(
+    executable: str, dot_git: Path, timeout_s: float
+) -> Result[list[str], ToolError]:
+    """The keys the repository's own config sets, read by git itself (no includes)."""
+    if not (dot_git / "config").exists():
+        return Success([])
+    env = {
+        "PATH": SAFE_PATH,
+        "HOME": "/nonexistent",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_DIR": "/nonexistent",
+    }
+    args = ("config", "--file", str(dot_git / "config"), "--no-includes", "--name-only")
+    try:
+        process = await asyncio.create_subprocess_exec(
+            executable,
+            *args,
+            "--list",
+            "-z",
+            cwd="/",
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError as error:
+        return Failure(ExecutionFailed(message=f"cannot start git: {error.strerror}"))
+    try:
+        async with asyncio.timeout(timeout_s):
+            out = await _capped(process.stdout, 1_000_000, process)
+            code = await process.wait()
+    except TimeoutError:
+        _kill(process)
+        await process.wait()
+        return _refused("git does not run here: its .git/config could not be read in time")
+    if code != 0:
+        return _refused("git does not run here: its .git/config could not be read")
+    return Success([key for key in out.split("\x00") if key])
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:
