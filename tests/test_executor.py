@@ -15,7 +15,6 @@ from toolrail import (
     ExecutionContext,
     ExecutionFailed,
     Executor,
-    InternalError,
     InvalidArguments,
     NotAllowed,
     TimedOut,

@@ -330,10 +330,15 @@ class Executor:
         return None
 
     def _refusal(self, call: ToolCall, ctx: ExecutionContext[Any]) -> Result[object, ToolError]:
-        """Why `_lookup` found nothing: NotAllowed, or UnknownTool suggesting visible names."""
+        """Why `_lookup` found nothing: NotAllowed, why a claimed name's source cannot serve
+        it (a broken MCP server), or UnknownTool suggesting visible names."""
         if call.name in self.registry:
             assert self.agents is not None
             return self.agents.check(ctx.agent, call.name).map(lambda _: None)
+        may_call = self.agents is None or self.agents.allows(ctx.agent, call.name)
+        missing = self.registry.unavailable(call.name) if may_call else None
+        if missing is not None:  # e.g. the tool's MCP server did not start: say so
+            return Failure(missing)
         return Failure(unknown_tool(call.name, (t.name for t in self.visible(ctx.agent))))
 
     async def _admit(

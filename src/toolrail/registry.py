@@ -13,7 +13,7 @@ from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from toolrail.core.errors import NotAllowed, UnknownTool
+from toolrail.core.errors import NotAllowed, ToolError, UnknownTool
 from toolrail.core.tool import AnyTool as AnyTool
 
 
@@ -23,6 +23,9 @@ class DuplicateToolError(ValueError):
 
 RegistryListener = Callable[[str, AnyTool], None]
 """Told of each registry change: `("register" | "unregister", tool)`."""
+
+Explainer = Callable[[str], ToolError | None]
+"""Says why a claimed name has no tool right now (its server is down), or None."""
 
 
 class ToolRegistry:
@@ -42,6 +45,7 @@ class ToolRegistry:
         self.version = 0
         """Counts changes (register, unregister): what caches of the tool list key on."""
         self._listeners: list[RegistryListener] = []
+        self._claims: dict[str, Explainer] = {}
         for item in tools:
             self.register(item)
 
@@ -77,6 +81,25 @@ class ToolRegistry:
     def find(self, name: str) -> AnyTool | None:
         """The tool called `name`, or None: the executor's hot path."""
         return self._tools.get(name)
+
+    def claim(self, prefix: str, explain: Explainer) -> Callable[[], None]:
+        """Names starting with `prefix` belong to one source (an MCP server): for such a name
+        with no tool, `explain(name)` may say why (the server is down) instead of "unknown".
+        Returns the function that gives the claim up."""
+        self._claims[prefix] = explain
+
+        def give_up() -> None:
+            if self._claims.get(prefix) is explain:
+                del self._claims[prefix]
+
+        return give_up
+
+    def unavailable(self, name: str) -> ToolError | None:
+        """Why the claimed name `name` has no tool right now, if its owner knows."""
+        for prefix, explain in self._claims.items():
+            if name.startswith(prefix):
+                return explain(name)
+        return None
 
     def get(self, name: str) -> Result[AnyTool, UnknownTool]:
         """The tool called `name`, or `UnknownTool` with the closest names that exist."""

@@ -66,3 +66,16 @@ def test_config_may_be_an_mcp_json(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "test: ready" in done.stdout
     assert "mcp__test__add" in done.stdout
+
+
+def test_a_tool_of_a_server_that_never_started_is_a_transport_error(tmp_path: Path) -> None:
+    """No pins, no listing: `mcp__sleepy__anything` still names its server and why."""
+    (tmp_path / "toolrail.toml").write_text(
+        f"[mcp.servers.sleepy]\n{NOT_MCP}startup_timeout_s = 2\n"
+    )
+    done = toolrail("call", "mcp__sleepy__get_time", cwd=tmp_path)
+    assert done.returncode == 1
+    error = orjson.loads(done.stdout)["error"]
+    assert error["kind"] == "transport_error", error
+    assert error["server"] == "sleepy"
+    assert "did not start within 2s" in error["message"]

@@ -52,6 +52,8 @@ class McpConnection:
         self.config = config
         self._in_process = in_process  # an MCPServer / Server to talk to without a process
         self.state: State = "stopped"
+        self.detail = ""
+        """Why it is in its state (for a broken server: how it failed)."""
         self.failures = 0
         self._on_state = on_state
         self._on_tools_changed = on_tools_changed
@@ -367,7 +369,7 @@ class McpConnection:
     def _set_state(self, state: State, detail: str) -> None:
         if self.state == "closed":
             return
-        self.state = state
+        self.state, self.detail = state, detail
         if self._on_state is not None:
             self._on_state(self.name, state, detail)
 

@@ -150,6 +150,10 @@ class McpHub:
         self._refreshes: dict[str, asyncio.Task[None]] = {}
         self._dirty: set[str] = set()
         self._closed = False
+        self._claims = [
+            self.registry.claim(f"mcp__{sanitize(name)}__", self._why_missing(name))
+            for name in self._connections
+        ]
 
     async def __aenter__(self) -> McpHub:
         try:
@@ -238,6 +242,8 @@ class McpHub:
     async def close(self) -> None:
         """Stop refreshes and every server; a caller's cancellation still propagates."""
         self._closed = True
+        for give_up in self._claims:
+            give_up()
         refreshes = [task for task in self._refreshes.values() if not task.done()]
         for task in refreshes:
             task.cancel()
@@ -372,6 +378,21 @@ class McpHub:
         for name in self._pins:
             if name.startswith(prefix) and name not in self.registry:
                 self.registry.register(_unavailable(name, error, self._debounced(server)))
+
+    def _why_missing(self, server: str) -> Callable[[str], TransportError | None]:
+        """For a name of `server` with no tool: the server's failure, if it is not up."""
+        connection = self._connections[server]
+
+        def explain(name: str) -> TransportError | None:
+            if connection.state not in ("broken", "closed"):
+                return None  # up (or starting): the name is simply not one of its tools
+            return TransportError(
+                message=f"{name} belongs to MCP server {server!r}, which is "
+                f"{connection.state}: {connection.detail}",
+                server=server,
+            )
+
+        return explain
 
     def _debounced(self, server: str) -> Callable[[], None]:
         """A refresh on request; requests while one runs become one more, not one each."""
