@@ -155,6 +155,15 @@ ADVERSARIAL = {
     "url schemes": "ab://u:" * 40_000,
     "pem starts": "-----BEGIN RSA PRIVATE KEY-----" * 10_000,
     "flags": "--password " * 30_000,
+    "inner key prefixes": "x.sk-" * 60_000,
+    "inner github prefixes": "a_ghp_" * 50_000,
+    "authorization headers": "authorization:" * 20_000,
+    "escaped authorization": "Authorization: " + "\\" * 300_000,
+    "mysql flags": "mysql -p" * 40_000,
+    "secret name parts": "SECRET_KEY_" * 30_000,
+    "escaped pem starts": "-----BEGIN RSA PRIVATE KEY-----\\n" * 10_000,
+    "pem headers": "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: x\n" * 7_000,
+    "url at signs": "https://a:" + "@" * 300_000,
 }
 
 
@@ -212,3 +221,69 @@ async def test_no_surface_of_a_real_call_shows_a_secret(tmp_path: Path) -> None:
     assert "ada" in "".join(surfaces)  # ordinary values stay readable
     assert isinstance(failed.result.failure().message, str)
     assert isinstance(capped.result.unwrap(), dict)
+
+
+PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" * 30
+AUDIT_LEAKS = {
+    "encrypted pem": (
+        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,ABCDEF"
+        f"\n\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----",
+        "MIIEvQ",
+    ),
+    "pem in json text": (
+        '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n'
+        + PEM_BODY
+        + '\\n-----END PRIVATE KEY-----\\n", "client_email": "x@y"}',
+        "MIIEvQ",
+    ),
+    "authorization token": (
+        "Authorization: token abcdef0123456789abcdef0123456789abcdef01",
+        "abcdef0123456789",
+    ),
+    "authorization digest": (
+        '{"headers": "Authorization: Digest username=\\"u\\", '
+        'response=\\"6629fae49393a05397450978507c4ef1\\""}',
+        "6629fae",
+    ),
+    "url password with @": ("https://user:p@ss@host/", "ss@"),
+    "key after a dot": ("config.sk-abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnop"),
+    "github after a name": ("token_ghp_abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnop"),
+    "mysql -p": ("mysql -phunter22secret -u root", "hunter22"),
+    "db_pass": ("db_pass=hunter22secret", "hunter22"),
+    "SECRET_KEY_BASE": ("SECRET_KEY_BASE=abcdefabcdef1234", "abcdefabcdef1234"),
+    "stripe": ("sk_live_abcdefghijklmnopqrstuvwx", "abcdefghijklmnop"),
+    "hugging face": ("hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "abcdefghijklmnop"),
+    "npm": ("npm_abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnop"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AUDIT_LEAKS))
+@pytest.mark.parametrize("context", ["{}", "log: {} end", '{{"v": "{}"}}', "x\n{}\ny"])
+def test_the_audit_leaks_are_redacted(name: str, context: str) -> None:
+    """Each secret the outside audit saw pass, in a few surroundings."""
+    text, secret = AUDIT_LEAKS[name]
+    assert secret not in redact_text(context.format(text)), name
+
+
+@given(
+    st.sampled_from(["", "config.", "token_", "my-", "OPENAI_KEY:", "x=", "a.b_"]),
+    st.sampled_from(
+        [
+            "sk-proj-abcdefghijklmnopqrstuvwxyz0123",
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "sk_live_abcdefghijklmnopqrstuvwx",
+            "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH",
+            "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+            "glpat-abcdefghijklmnopqrstuvwxyz",
+        ]
+    ),
+)
+def test_a_token_is_redacted_wherever_it_starts_in_a_run(prefix: str, token: str) -> None:
+    """Not only at the start of a run of token characters: after `.`, `_`, `-` too."""
+    assert "abcdefghijklmnop" not in redact_text(f"see {prefix}{token} here")
+
+
+@pytest.mark.parametrize("program", ["mysql", "/usr/bin/mysqldump", "mariadb"])
+def test_mysql_glued_password_in_argv(program: str) -> None:
+    """["mysql", "-phunter22"]: the value is glued to -p."""
+    assert "hunter22" not in str(redact([program, "-u", "root", "-phunter22secret"]))

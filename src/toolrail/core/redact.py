@@ -10,8 +10,11 @@ MCP server's error text:
   string goes through `redact_text`;
 - `redact_text(text)`: token-like substrings replaced — provider keys (`sk-...`,
   `sk-ant-...`), GitHub (`ghp_`, `gho_`, `github_pat_`), Slack, AWS (`AKIA...`), Google
-  (`AIza...`), JWTs, PEM private keys, `Bearer`/`Basic` credentials, `user:pass@` in URLs,
-  and `password=...` / `"token": "..."` / `--secret X` written in text;
+  (`AIza...`), Stripe, Hugging Face, npm, JWTs — at the start of a run or after `.`, `_`,
+  `-` — PEM private keys (encrypted ones, and with escaped `\\n` inside JSON text), any
+  `Authorization:` value whatever its scheme, `Bearer`/`Basic` credentials, `user:pass@`
+  in URLs (to the last `@`), `mysql -pX`, and `password=...` / `db_pass=` /
+  `SECRET_KEY_BASE=` / `"token": "..."` / `--secret X` written in text;
 - `cut(value, max_bytes)`: redacted, then cut to size with a marker — the redaction looks
   past the cut, so a secret straddling it is replaced whole, never left as a prefix.
 
@@ -48,10 +51,23 @@ _SECRET_WORDS = frozenset(
         "bearer",
         "otp",
         "pin",
+        "pass",
+        "passcode",
+        "creds",
+        "jwt",
+        "pw",
     }
 )
 _SECRET_PARTS = ("password", "passwd", "passphrase", "secret", "credential", "privatekey")
-_SECRET_COMPOUNDS = ("apikey", "accesskey", "sessionid", "clientsecret", "authkey", "signingkey")
+_SECRET_COMPOUNDS = (
+    "encryptionkey",
+    "apikey",
+    "accesskey",
+    "sessionid",
+    "clientsecret",
+    "authkey",
+    "signingkey",
+)
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
@@ -78,7 +94,7 @@ def is_secret_key(key: str) -> bool:
 # the families directly would rescan a long run from every "eyJ" or "sk-" inside it:
 # quadratic, which is how a 24 KB output once stalled the event loop.
 _RUN = re.compile(r"[A-Za-z0-9_.-]{8,}")
-_TOKEN_FAMILIES = re.compile(
+_PREFIXED = (
     r"[srp]k-[A-Za-z0-9_-]{16,}"  # OpenAI / Anthropic keys (sk-..., sk-ant-..., sk-proj-...)
     r"|gh[pousr]_[A-Za-z0-9]{20,}"  # GitHub tokens
     r"|github_pat_[A-Za-z0-9_]{20,}"
@@ -86,14 +102,27 @@ _TOKEN_FAMILIES = re.compile(
     r"|xox[abprs]-[A-Za-z0-9-]{10,}"  # Slack
     r"|A[KS]IA[0-9A-Z]{16}(?![0-9A-Za-z])"  # AWS access key ids
     r"|AIza[0-9A-Za-z_-]{35}"  # Google API keys
-    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"  # JWTs
+    r"|[srp]k_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe
+    r"|hf_[A-Za-z0-9]{30,}"  # Hugging Face
+    r"|npm_[A-Za-z0-9]{36,}"  # npm
 )
+_TOKEN_FAMILIES = re.compile(
+    _PREFIXED + r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"  # JWTs
+)
+# The prefixed families again, anywhere in a run after `.`, `_` or `-` (`config.sk-...`,
+# `token_ghp_...`): each fails within its fixed minimum length or consumes what it matched,
+# so this stays linear. JWTs only at a run's start: their first part is unbounded.
+_INNER_TOKENS = re.compile(r"(?<=[._-])(?:" + _PREFIXED + ")")
 _FAMILIES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
     (guards, re.compile(pattern))
     for guards, pattern in (
         (
             ("-----BEGIN",),
-            r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[A-Za-z0-9+/=\s]{0,65536}"
+            # the body may carry headers (`Proc-Type: 4,ENCRYPTED`) and, inside JSON text
+            # (a service-account file), escaped `\n`
+            r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----"
+            r"(?:[\s\\rn]{0,8}[A-Za-z-]{1,32}:[^\r\n\\]{0,256}){0,4}"
+            r"[A-Za-z0-9+/=\s\\]{0,65536}"
             r"(?:-----END [A-Z ]{0,40}PRIVATE KEY-----)?",
         ),
         (
@@ -102,11 +131,19 @@ _FAMILIES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
         ),
     )
 )
-_URL_CREDENTIALS = re.compile(r"(://)[^\s/:@]{1,256}:[^\s/@]{1,256}@")
-_ASSIGNED = re.compile(
+_URL_CREDENTIALS = re.compile(r"(://)[^\s/:@]{1,256}:[^\s/]{0,256}@")  # to the last `@`
+_AUTHORIZATION = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value
+    r"((?i:authorization)[\"']?[ \t]{0,8}[:=][ \t]{0,8})(?:\\.|[^\"'\n\r\\]){1,2048}"
+)
+_MYSQL_PASSWORD = re.compile(  # `mysql -phunter22`: the value is glued to -p
+    r"((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb)\b[^\n]{0,256}?"
+    r"[ \t]-p)[^\s\"']{1,512}"
+)
+_ASSIGNED = re.compile(  # a secret word, then up to 3 more name parts (`SECRET_KEY_BASE`)
     r"((?i:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key"
-    r"|auth[_-]?token|private[_-]?key)[\"']?[ \t]{0,8}[:=][ \t]{0,8})"
-    r"(?:\"[^\"\n]{1,512}\"?|'[^'\n]{1,512}'?|[^\s\"'&,;}\[\]]{1,512})"
+    r"|auth[_-]?token|private[_-]?key|(?<![a-z])pass)(?:[_.-][A-Za-z0-9]{1,24}){0,3}"
+    r"[\"']?[ \t]{0,8}[:=][ \t]{0,8})"
+    r"(?:\"[^\"\n]{1,65536}\"?|'[^'\n]{1,65536}'?|[^\s\"'&,;}\[\]]{1,65536})"
 )
 _ASSIGNED_GUARDS = ("pass", "pwd", "secret", "token", "key")
 _FLAGGED = re.compile(
@@ -131,6 +168,11 @@ def redact_text(text: str) -> str:
     if "://" in text and "@" in text:
         text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
     lowered = text.lower()
+    if "uthorization" in lowered:
+        text = _AUTHORIZATION.sub(rf"\1{REDACTED}", text)
+    if "-p" in text and ("mysql" in lowered or "mariadb" in lowered):
+        text = _MYSQL_PASSWORD.sub(rf"\1{REDACTED}", text)
+        lowered = text.lower()
     if any(guard in lowered for guard in _ASSIGNED_GUARDS) and ("=" in text or ":" in text):
         text = _ASSIGNED.sub(_assigned, text)
     if "-" in text and any(guard in lowered for guard in ("pass", "token", "secret", "key")):
@@ -150,7 +192,9 @@ def _token(run: re.Match[str]) -> str:
     """A run of token characters, with a secret at its start replaced."""
     text = run.group()
     found = _TOKEN_FAMILIES.match(text)
-    return text if found is None else REDACTED + text[found.end() :]
+    if found is not None:
+        text = REDACTED + text[found.end() :]
+    return _INNER_TOKENS.sub(REDACTED, text) if len(text) >= 16 else text
 
 
 def redact(value: object, *, depth: int = 0) -> object:
@@ -177,7 +221,11 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
     """A list, where a secret-named flag (`--password`, `-token`) hides the next item."""
     result: list[object] = []
     hide_next = False
+    mysql = bool(items) and str(items[0]).rsplit("/", 1)[-1] in _MYSQL_PROGRAMS
     for item in items:
+        if mysql and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
+            result.append(f"-p{REDACTED}")  # `mysql -phunter22`
+            continue
         if hide_next:
             result.append(REDACTED)
             hide_next = False
@@ -186,6 +234,11 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
         if isinstance(item, str) and item.startswith("-") and "=" not in item:
             hide_next = is_secret_key(item.lstrip("-")) or item.lstrip("-") in ("pass", "p")
     return result
+
+
+_MYSQL_PROGRAMS = frozenset(
+    {"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mariadb"}
+)
 
 
 def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object:
