@@ -42,6 +42,7 @@ from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Decisi
 from toolrail.policy.gates import Gates
 from toolrail.registry import AgentToolTable, ToolRegistry
 from toolrail.routing import Router
+from toolrail.stream import ToolStreamHandler
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -103,6 +104,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--token-env", metavar="VAR", help="HTTP: require the bearer token held in $VAR"
+    )
+    serve.add_argument(
+        "--progress",
+        action="store_true",
+        help="narrate every call on stderr, one line per step (the stream handler's text)",
     )
     serve.add_argument(
         "--metrics-port",
@@ -429,6 +435,8 @@ def _serve(args: argparse.Namespace) -> int:
         from toolrail.serve import McpToolServer
 
         sinks: list[Sink] = [JsonlCallLog(loaded.log_dir)]
+        if args.progress:  # stdout carries the protocol: the operator reads stderr
+            sinks.append(ToolStreamHandler(on_update=lambda u: print(u.text, file=sys.stderr)))
         if args.metrics_port is not None:
             try:
                 from toolrail.observe.metrics import PrometheusSink, serve_metrics

@@ -259,6 +259,25 @@ async def test_progress_reaches_the_client(tmp_path: Path, transport: str, mode:
     assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
 
 
+async def test_progress_flag_narrates_calls_on_stderr(tmp_path: Path) -> None:
+    """`toolrail serve --progress`: the stream handler's lines go to the operator's stderr,
+    never into the protocol on stdout."""
+    narrated = tmp_path / "serve.stderr"
+    served = hub_config(write_config(tmp_path), "--progress").model_copy(
+        update={"stderr": str(narrated)}
+    )
+    async with McpHub([served]) as hub:
+        executor = Executor(hub.registry)
+        outcome = await executor.run(
+            ToolCall(name="mcp__toolrail__steps", arguments={"count": 2}),
+            ExecutionContext(permissions=frozenset({"mcp:connect"})),
+        )
+        assert outcome.result == Success("2 steps")
+    lines = narrated.read_text().splitlines()
+    assert any("step 2" in line for line in lines), lines
+    assert any(line.startswith("✔") for line in lines), lines
+
+
 async def test_a_clients_cancellation_cancels_the_call(tmp_path: Path) -> None:
     marker = tmp_path / "started"
     async with Client(stdio_params(write_config(tmp_path)), mode="legacy") as client:
