@@ -38,6 +38,8 @@ class Program:
 
     options: frozenset[str] = frozenset()
     subcommands: frozenset[str] | None = None
+    tree_options: frozenset[str] = frozenset()  # make it read every file under a directory
+    tree_subcommands: frozenset[str] = frozenset()  # subcommands that read the work tree
 
 
 DEFAULT_PROGRAMS: Mapping[str, Program] = {
@@ -59,13 +61,17 @@ DEFAULT_PROGRAMS: Mapping[str, Program] = {
             }
         ),
         frozenset({"status", "log", "diff", "show", "branch", "rev-parse", "ls-files"}),
+        tree_subcommands=frozenset({"status", "diff"}),
     ),
     "ls": Program(frozenset({"-l", "-a", "-la", "-al", "-1", "-R", "-h", "-lh"})),
     "cat": Program(),
     "head": Program(frozenset({"-n"})),
     "tail": Program(frozenset({"-n"})),
     "wc": Program(frozenset({"-l", "-w", "-c"})),
-    "grep": Program(frozenset({"-n", "-i", "-r", "-l", "-c", "-v", "-E", "-F", "-w", "-e"})),
+    "grep": Program(
+        frozenset({"-n", "-i", "-r", "-l", "-c", "-v", "-E", "-F", "-w", "-e"}),
+        tree_options=frozenset({"-r"}),
+    ),
     "pwd": Program(),
     "echo": Program(),
 }
@@ -136,9 +142,57 @@ def make_shell(
         checked = check_command(command, root, programs)
         if isinstance(checked, Failure):
             return checked
+        if _reads_tree(command, programs):
+            problem = await asyncio.to_thread(_tree_problem, root, skip_git=command[0] == "git")
+            if problem is not None:
+                return _refused(problem)
         return await _run(checked.unwrap(), root, timeout_s, max_output)
 
     return shell
+
+
+# Only a program's top-level arguments go through `open_inside`; a program that recurses
+# (`grep -r`, git reading the work tree for status and diff) opens what it finds itself. A
+# symlink it meets is not followed (grep -r, git) and FIFOs and devices are skipped, but a
+# hard link is just a file: its content, possibly an outside file's, is read. So before such
+# a program runs, the project is walked (bounded, off the loop) and any regular file with a
+# second name is refused, like `open_inside` refuses it. `ls -R` lists names only: no walk.
+_TREE_WALK_LIMIT = 100_000
+
+
+def _reads_tree(argv: list[str], programs: Mapping[str, Program]) -> bool:
+    spec = programs.get(argv[0])
+    if spec is None:
+        return False
+    args = argv[1:]
+    if args and args[0] in spec.tree_subcommands:
+        return True
+    return any(arg in spec.tree_options for arg in args)
+
+
+def _tree_problem(root: Path, *, skip_git: bool) -> str | None:
+    """Why a recursive read of the project is refused: a hard-linked file, or too many
+    entries to check."""
+    seen = 0
+    for directory, subdirectories, files in os.walk(root):
+        if skip_git and directory == str(root) and ".git" in subdirectories:
+            subdirectories.remove(".git")  # git's own store: checked in `_git`
+        for name in (*subdirectories, *files):
+            seen += 1
+            if seen > _TREE_WALK_LIMIT:
+                return "the project has too many files to check for a recursive read"
+            path = os.path.join(directory, name)
+            try:
+                found = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(found.st_mode) and found.st_nlink > 1:
+                inner = os.path.relpath(path, root)
+                return (
+                    f"{inner!r} is a hard link; a recursive read is refused while a file with"
+                    " several names is in the project"
+                )
+    return None
 
 
 async def _run(
