@@ -34,3 +34,16 @@ def test_import_toolrail_stays_light() -> None:
         [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_the_front_door_has_what_users_look_for() -> None:
+    """Events, Sink, Gates, McpHub, Model and the provider models are where users look."""
+    import toolrail
+    import toolrail.models
+
+    for name in ("Sink", "ToolEvent", "ToolCompleted", "Gates", "Rules", "McpHub", "Model"):
+        assert name in toolrail.__all__, name
+        assert getattr(toolrail, name) is not None
+    for name in ("OpenAIChatModel", "AnthropicModel", "GeminiModel", "TestModel", "Message"):
+        assert name in toolrail.models.__all__, name
+        assert getattr(toolrail.models, name) is not None

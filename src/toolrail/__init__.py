@@ -33,13 +33,32 @@ from toolrail.core.params import ParameterSchema as ParameterSchema
 from toolrail.core.tool import FunctionTool as FunctionTool
 from toolrail.core.tool import Tool as Tool
 from toolrail.core.tool import ToolAnnotations as ToolAnnotations
+from toolrail.events import CircuitStateChanged as CircuitStateChanged
+from toolrail.events import McpServerStateChanged as McpServerStateChanged
+from toolrail.events import Sink as Sink
+from toolrail.events import ToolCallRequested as ToolCallRequested
+from toolrail.events import ToolCompleted as ToolCompleted
+from toolrail.events import ToolDefinitionChanged as ToolDefinitionChanged
+from toolrail.events import ToolEvent as ToolEvent
+from toolrail.events import ToolFailed as ToolFailed
+from toolrail.events import ToolProgress as ToolProgress
+from toolrail.events import ToolRegistered as ToolRegistered
+from toolrail.events import ToolStarted as ToolStarted
+from toolrail.events import ToolUnregistered as ToolUnregistered
 from toolrail.executor import Executor as Executor
 from toolrail.jsonl import JsonlCallLog as JsonlCallLog
+from toolrail.models.base import Model as Model
 from toolrail.models.scripted import ScriptedModel as ScriptedModel
 from toolrail.models.scripted import ScriptedTurn as ScriptedTurn
+from toolrail.models.testing import TestModel as TestModel
 from toolrail.orchestrator import Agent as Agent
 from toolrail.orchestrator import Orchestrator as Orchestrator
 from toolrail.orchestrator import RunResult as RunResult
+from toolrail.policy import Approve as Approve
+from toolrail.policy import Budget as Budget
+from toolrail.policy import Deny as Deny
+from toolrail.policy import Gates as Gates
+from toolrail.policy import Rules as Rules
 from toolrail.registry import AgentToolTable as AgentToolTable
 from toolrail.registry import DuplicateToolError as DuplicateToolError
 from toolrail.registry import ToolRegistry as ToolRegistry
@@ -48,7 +67,8 @@ from toolrail.routing import Router as Router
 from toolrail.routing import RoutingSettings as RoutingSettings
 from toolrail.stream import ToolStreamHandler as ToolStreamHandler
 
-if TYPE_CHECKING:  # imported on first use: serving loads the MCP SDK's server side
+if TYPE_CHECKING:  # imported on first use: both load the MCP SDK
+    from toolrail.mcp import McpHub as McpHub
     from toolrail.serve import McpToolServer as McpToolServer
 
 
@@ -57,6 +77,10 @@ def __getattr__(name: str) -> object:
         from toolrail.serve import McpToolServer
 
         return McpToolServer
+    if name == "McpHub":
+        from toolrail.mcp import McpHub
+
+        return McpHub
     raise AttributeError(f"module 'toolrail' has no attribute {name!r}")
 
 
@@ -64,11 +88,15 @@ __all__ = [
     "Agent",
     "AgentToolTable",
     "ApprovalRequired",
+    "Approve",
     "ArgumentIssue",
+    "Budget",
     "BudgetExceeded",
     "Cancelled",
     "CircuitOpen",
+    "CircuitStateChanged",
     "Complete",
+    "Deny",
     "DuplicateToolError",
     "EndConversation",
     "ExecutionContext",
@@ -76,11 +104,15 @@ __all__ = [
     "Executor",
     "Failure",
     "FunctionTool",
+    "Gates",
     "InternalError",
     "InvalidArguments",
     "JsonlCallLog",
     "Match",
+    "McpHub",
+    "McpServerStateChanged",
     "McpToolServer",
+    "Model",
     "NotAllowed",
     "Orchestrator",
     "ParameterSchema",
@@ -88,18 +120,30 @@ __all__ = [
     "Result",
     "Router",
     "RoutingSettings",
+    "Rules",
     "RunResult",
     "ScriptedModel",
     "ScriptedTurn",
+    "Sink",
     "Success",
+    "TestModel",
     "TimedOut",
     "Tool",
     "ToolAnnotations",
     "ToolCall",
+    "ToolCallRequested",
+    "ToolCompleted",
+    "ToolDefinitionChanged",
     "ToolError",
+    "ToolEvent",
+    "ToolFailed",
     "ToolOutcome",
+    "ToolProgress",
+    "ToolRegistered",
     "ToolRegistry",
+    "ToolStarted",
     "ToolStreamHandler",
+    "ToolUnregistered",
     "TransportError",
     "UnknownTool",
     "tool",
