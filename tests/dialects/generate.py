@@ -6,7 +6,10 @@ loudly instead of drawing values that might not)."""
 
 from __future__ import annotations
 
+import operator
 import string
+from datetime import datetime, time
+from functools import partial
 from typing import Any
 
 from hypothesis import strategies as st
@@ -43,10 +46,40 @@ _KNOWN = frozenset(
         "discriminator",
     }
 )
+
+
+# `datetimes()` imports a hypothesis module on first draw; imported deep inside a draw,
+# pytest's assertion rewriting parses it there and CPython 3.11 fails ("AST constructor
+# recursion depth mismatch"): import it now, at the top of the stack
+st.randoms().validate()
+
+
+# named functions, not lambdas: hypothesis describes lambdas by parsing their source, which
+# CPython 3.11 can fail at deep in a draw ("AST constructor recursion depth mismatch")
+def _utc(value: datetime | time) -> str:
+    return value.isoformat() + "Z"
+
+
+def _not_in(taken: frozenset[str], key: str) -> bool:
+    return key not in taken
+
+
+def _merge(pair: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
+    return {**pair[1], **pair[0]}
+
+
+def _no_final_newline(text: str) -> bool:
+    return not text.endswith("\n")
+
+
+def _length_within(low: int, high: int | None, text: str) -> bool:
+    return len(text) >= low and (high is None or len(text) <= high)
+
+
 _FORMATS: dict[str, st.SearchStrategy[str]] = {
-    "date-time": st.datetimes().map(lambda d: d.isoformat() + "Z"),
+    "date-time": st.datetimes().map(_utc),
     "date": st.dates().map(str),
-    "time": st.times().map(lambda t: t.isoformat() + "Z"),
+    "time": st.times().map(_utc),
     "uuid": st.uuids().map(str),
     "uri": st.from_regex(r"\Ahttps://[a-z]{1,8}\.example/[a-z0-9]{0,8}\Z"),
     "email": st.from_regex(r"\A[a-z]{1,8}@[a-z]{1,8}\.example\Z"),
@@ -117,10 +150,10 @@ def _object(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     extra = schema.get("additionalProperties")
     if isinstance(extra, dict) and extra:
         keys = st.text(alphabet=string.ascii_lowercase, min_size=1, max_size=5).filter(
-            lambda k: k not in properties
+            partial(_not_in, frozenset(properties))
         )
         more = st.dictionaries(keys, from_schema(extra), max_size=3)
-        return st.tuples(fixed, more).map(lambda pair: {**pair[1], **pair[0]})
+        return st.tuples(fixed, more).map(_merge)
     return fixed
 
 
@@ -147,14 +180,14 @@ def _string(schema: dict[str, Any]) -> st.SearchStrategy[str]:
     if fmt in _FORMATS and fmt != "binary":
         base = _FORMATS[fmt]
     elif "pattern" in schema:  # ECMA-262's `$` is the end, Python's also before a last \n
-        base = st.from_regex(schema["pattern"]).filter(lambda s: not s.endswith("\n"))
+        base = st.from_regex(schema["pattern"]).filter(_no_final_newline)
     else:
         base = st.text(
             alphabet=string.ascii_letters + string.digits + " _-",
             min_size=low,
             max_size=high if high is not None else low + 10,
         )
-    return base.filter(lambda s: len(s) >= low and (high is None or len(s) <= high))
+    return base.filter(partial(_length_within, low, high))
 
 
 def _integer(schema: dict[str, Any]) -> st.SearchStrategy[int]:
@@ -168,7 +201,7 @@ def _integer(schema: dict[str, Any]) -> st.SearchStrategy[int]:
     if step:
         lo = -1000 if low is None else low
         hi = 1000 if high is None else high
-        return st.integers(-(-lo // step), hi // step).map(lambda k: k * step)
+        return st.integers(-(-lo // step), hi // step).map(partial(operator.mul, step))
     return st.integers(_SAFE[0] if low is None else low, _SAFE[1] if high is None else high)
 
 

@@ -122,6 +122,8 @@ def _node(node: Any, notes: Notes, path: str, *, root: bool = False) -> Schema:
             out["items"] = _node(rest.pop("items"), notes, f"{path}[]")
         if rest.get("minItems") in (0, 1):
             out["minItems"] = rest.pop("minItems")
+    if "default" in rest:
+        changed(notes, path, "default moved into the description")
     for key in rest:
         if key not in _HARMLESS:
             lost(notes, path, f"{key} {rest[key]!r} (moved into the description)")
