@@ -299,3 +299,29 @@ async def test_a_run_pauses_for_approval_and_resumes() -> None:
 
     with pytest.raises(ValueError, match="only a run awaiting approval"):
         await orchestrator.resume(done, {})
+
+
+async def test_a_strict_agent_reads_strict_nulls_as_defaults() -> None:
+    """Agent(strict=True) exports strict schemas; the model's `null` for an optional field
+    (which strict mode makes required and nullable) means the field's default."""
+    seen: list[int] = []
+
+    @tool
+    def repeat(word: str, times: int = 3) -> str:
+        """Repeat a word."""
+        seen.append(times)
+        return word * times
+
+    model = ScriptedModel(
+        [
+            ScriptedTurn(calls=[("repeat", {"word": "ab", "times": None})]),
+            ScriptedTurn(calls=[("complete", {"summary": "done"})]),
+        ]
+    )
+    agent = Agent(name="a", instructions="", model=model, tools=("repeat", "complete"), strict=True)
+    result = await Orchestrator([agent], ToolRegistry([repeat, complete])).run("go")
+    assert result.end.kind == "completed"
+    assert seen == [3]
+    [request, *_] = model.requests
+    [repeat_definition] = [t for t in request.export.tools if t["function"]["name"] == "repeat"]
+    assert repeat_definition["function"]["strict"] is True

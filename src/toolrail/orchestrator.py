@@ -81,6 +81,10 @@ class Agent:
     """Show each turn only pinned tools, the top `route_k` for the conversation so far and
     `find_tools`; a call to any tool the agent may call still runs."""
     route_k: int = 8
+    strict: bool = False
+    """Export the tools in the provider's strict mode (OpenAI, Anthropic): the model's
+    arguments then follow the schema exactly; what strict mode cannot carry is in the
+    export's report, and its nulls and strings are read back in the tool's own terms."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -300,7 +304,7 @@ class Orchestrator:
             announced: dict[str, str] = {}
             try:
                 shown = self.surfacing.shown(agent.name, agent.permissions, transcript, ctx)
-                export = dialect.export_tools(shown)
+                export = dialect.export_tools(shown, strict=agent.strict)
                 request = ModelRequest(
                     agent=agent.name,
                     instructions=agent.instructions,
