@@ -41,11 +41,11 @@ from toolrail import (
     ToolStreamHandler,
 )
 from toolrail.builtin import complete, end_conversation
+from toolrail.core.messages import AssistantMessage, Handoff, Message, ToolResults
 from toolrail.dialects import anthropic
 from toolrail.logreader import format_stats, read_entries, stats
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.models.base import ModelRequest
-from toolrail.models.messages import AssistantMessage, Handoff, Message, ToolResults
 from toolrail.policy import ApprovalRequest, Approve, Deny, Gates, Rules
 from toolrail.policy.approvals import Approver
 from toolrail.resilience import BreakerSettings, Resilience

@@ -19,11 +19,11 @@ from toolrail import (
     tool,
 )
 from toolrail.builtin import complete, end_conversation
+from toolrail.core.messages import AssistantMessage, Handoff, ToolResults
 from toolrail.dialects import anthropic, gemini, openai
 from toolrail.dialects.base import Dialect
 from toolrail.events import ToolCallRequested, ToolCompleted, ToolEvent
 from toolrail.models.base import ModelRequest
-from toolrail.models.messages import AssistantMessage, Handoff, ToolResults
 
 pytestmark = pytest.mark.anyio
 DIALECTS = [openai.chat, openai.responses, anthropic.dialect, gemini.dialect]

@@ -29,6 +29,7 @@ from toolrail.core.call import ToolCall, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ApprovalRequired, BudgetExceeded, Cancelled
+from toolrail.core.messages import Handoff, Message, ToolResults, UserMessage
 from toolrail.diagnostics import get_logger
 from toolrail.events import Sink, ToolCallRequested
 from toolrail.executor import Executor
@@ -39,7 +40,6 @@ from toolrail.models.base import (
     StreamingModel,
     TurnDone,
 )
-from toolrail.models.messages import Handoff, Message, ToolResults, UserMessage
 from toolrail.observe.hooks import AgentEnded, AgentObserver
 from toolrail.policy.approvals import ApprovalRequest, Approve, Deny
 from toolrail.policy.gates import Gates

@@ -11,9 +11,9 @@ import pytest
 from returns.result import Failure, Success
 
 from toolrail import Agent, ExecutionContext, Executor, Orchestrator, ToolRegistry
+from toolrail.core.messages import UserMessage
 from toolrail.dialects.base import Dialect
 from toolrail.models.base import ModelRequest, TurnDone
-from toolrail.models.messages import UserMessage
 from toolrail.models.providers import (
     AnthropicModel,
     GeminiModel,

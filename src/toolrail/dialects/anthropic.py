@@ -8,6 +8,14 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from toolrail.core.call import ToolCall, ToolOutcome
+from toolrail.core.messages import (
+    AssistantMessage,
+    Handoff,
+    Message,
+    Native,
+    ToolResults,
+    UserMessage,
+)
 from toolrail.dialects.anthropic_schema import anthropic_strict
 from toolrail.dialects.base import (
     ARGUMENTS_TEXT,
@@ -20,14 +28,6 @@ from toolrail.dialects.base import (
     get,
     items,
     result_text,
-)
-from toolrail.models.messages import (
-    AssistantMessage,
-    Handoff,
-    Message,
-    Native,
-    ToolResults,
-    UserMessage,
 )
 from toolrail.registry import AnyTool
 

@@ -11,11 +11,11 @@ import orjson
 from returns.result import Failure, Success
 
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
+from toolrail.core.messages import AssistantMessage, Message
 from toolrail.core.tool import TOOL_NAME
 from toolrail.dialects.decode import ArgumentMap
 from toolrail.dialects.schema import LOST
 from toolrail.jsonish import dumps
-from toolrail.models.messages import AssistantMessage, Message
 from toolrail.registry import AnyTool
 
 Json = dict[str, Any]

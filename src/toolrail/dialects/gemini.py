@@ -11,6 +11,14 @@ from typing import Any, assert_never
 from returns.result import Success
 
 from toolrail.core.call import ToolCall, ToolOutcome
+from toolrail.core.messages import (
+    AssistantMessage,
+    Handoff,
+    Message,
+    Native,
+    ToolResults,
+    UserMessage,
+)
 from toolrail.dialects.base import (
     Export,
     Json,
@@ -25,14 +33,6 @@ from toolrail.dialects.base import (
 from toolrail.dialects.decode import ArgumentMap
 from toolrail.dialects.gemini_schema import gemini_subset
 from toolrail.jsonish import dumps, to_json_value
-from toolrail.models.messages import (
-    AssistantMessage,
-    Handoff,
-    Message,
-    Native,
-    ToolResults,
-    UserMessage,
-)
 from toolrail.registry import AnyTool
 
 # Gemini: starts with a letter or underscore; letters, digits, _ . : - ; at most 64

@@ -12,6 +12,13 @@ from dataclasses import dataclass
 from typing import Literal, assert_never
 
 from toolrail.core.call import ToolCall, ToolOutcome
+from toolrail.core.messages import (
+    AssistantMessage,
+    Handoff,
+    Message,
+    ToolResults,
+    UserMessage,
+)
 from toolrail.dialects.base import (
     Export,
     Json,
@@ -25,13 +32,6 @@ from toolrail.dialects.base import (
 )
 from toolrail.dialects.decode import ArgumentMap
 from toolrail.dialects.openai_schema import openai_strict
-from toolrail.models.messages import (
-    AssistantMessage,
-    Handoff,
-    Message,
-    ToolResults,
-    UserMessage,
-)
 from toolrail.registry import AnyTool
 
 

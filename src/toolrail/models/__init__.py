@@ -1,14 +1,14 @@
 """Models an agent loop talks to: the `Model` protocol, `ScriptedModel`, `TestModel`, and
 the provider adapters (their SDKs are imported only when a model is made)."""
 
+from toolrail.core.messages import AssistantMessage as AssistantMessage
+from toolrail.core.messages import Handoff as Handoff
+from toolrail.core.messages import Message as Message
+from toolrail.core.messages import ToolResults as ToolResults
+from toolrail.core.messages import UserMessage as UserMessage
 from toolrail.models.base import Model as Model
 from toolrail.models.base import ModelRequest as ModelRequest
 from toolrail.models.base import StreamingModel as StreamingModel
-from toolrail.models.messages import AssistantMessage as AssistantMessage
-from toolrail.models.messages import Handoff as Handoff
-from toolrail.models.messages import Message as Message
-from toolrail.models.messages import ToolResults as ToolResults
-from toolrail.models.messages import UserMessage as UserMessage
 from toolrail.models.providers import AnthropicModel as AnthropicModel
 from toolrail.models.providers import GeminiModel as GeminiModel
 from toolrail.models.providers import OpenAIChatModel as OpenAIChatModel

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from toolrail.core.messages import Message
 from toolrail.dialects.base import Dialect, Export
-from toolrail.models.messages import Message
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

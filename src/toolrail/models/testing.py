@@ -21,11 +21,11 @@ from typing import Any
 import orjson
 
 from toolrail.core.call import ToolCall
+from toolrail.core.messages import ToolResults
 from toolrail.dialects import openai
 from toolrail.dialects.base import Dialect
 from toolrail.models import providers
 from toolrail.models.base import ModelRequest
-from toolrail.models.messages import ToolResults
 
 __all__ = ["TestModel", "block_provider_calls", "example_arguments"]
 

@@ -10,9 +10,9 @@ from returns.result import Result, Success
 
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ToolError
+from toolrail.core.messages import Handoff, Message, UserMessage
 from toolrail.core.params import JsonObject, ParameterSchema
 from toolrail.core.tool import AnyTool, Tool, ToolAnnotations
-from toolrail.models.messages import Handoff, Message, UserMessage
 from toolrail.routing.router import Router
 
 if TYPE_CHECKING:
