@@ -11,15 +11,23 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import sys
+import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `python bench/railway_...`
 
 from bench.timing import AsyncCall, measure, report
 from toolrail import (
     AgentToolTable,
     ExecutionContext,
     Executor,
+    JsonlCallLog,
+    Sink,
     ToolCall,
     ToolRegistry,
+    ToolStreamHandler,
     tool,
 )
 from toolrail.policy import Budget, Gates, Rules
@@ -45,10 +53,19 @@ async def slow_add(a: int, b: int) -> int:
     return a + b
 
 
-def executor(*, gated: bool, registry: ToolRegistry | None = None) -> Executor:
+def executor(
+    *, gated: bool, registry: ToolRegistry | None = None, recorded: bool = False
+) -> Executor:
+    """Bare; with `gated`, the gates; with `recorded` too, the JSONL log and stream handler."""
     registry = registry if registry is not None else ToolRegistry([add, slow_add])
     if not gated:
         return Executor(registry)
+    sinks: list[Sink] = []
+    if recorded:
+        sinks = [
+            JsonlCallLog(tempfile.mkdtemp(prefix="toolrail-bench-")),
+            ToolStreamHandler(on_update=lambda update: None),
+        ]
     return Executor(
         registry,
         agents=AgentToolTable({"bench": ["*add", "tool_*", "mcp__*"]}),
@@ -56,6 +73,7 @@ def executor(*, gated: bool, registry: ToolRegistry | None = None) -> Executor:
             rules=RULES,
             budget=Budget(per_agent=10**9, per_conversation=10**9, per_tool={"add": 10**9}),
         ),
+        sinks=sinks,
     )
 
 
@@ -84,6 +102,7 @@ async def concurrent(n: int = 1000) -> None:
     ctx = ExecutionContext(agent="bench", permissions=frozenset({"math:add"}))
     calls = [ToolCall(name="slow_add", arguments=ARGS, id=f"c{i}") for i in range(n)]
     bare, gated = executor(gated=False), executor(gated=True)
+    full = executor(gated=True, recorded=True)
     body = slow_add.execute
 
     async def raw() -> object:
@@ -93,6 +112,7 @@ async def concurrent(n: int = 1000) -> None:
         "raw asyncio.gather": raw,
         "toolrail run_many": lambda: bare.run_many(calls, ctx, max_concurrency=n),
         "toolrail run_many, gates": lambda: gated.run_many(calls, ctx, max_concurrency=n),
+        "toolrail run_many, full railway": lambda: full.run_many(calls, ctx, max_concurrency=n),
     }
     for make in contenders.values():  # warm up
         await make()
