@@ -4,87 +4,46 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 
 from toolrail.core.tool import AnyTool
-from toolrail.routing.text import words
+from toolrail.routing.fields import FIELD_WEIGHTS, FIELDS, tool_fields
 
-FIELDS = ("name", "tags", "parameters", "description", "parameter_text")
-FIELD_WEIGHTS = (3.0, 2.0, 1.5, 1.0, 0.5)
-"""How much a word counts by where it appears. The name is chosen to say what the tool does;
-tags and the MCP server name are chosen labels; parameter names and enum values are the
-nouns a request fills in; the description is prose; parameter descriptions are prose about
-one argument. Fixed by that reading, not fitted to a benchmark."""
 K1 = 1.2
 B = 0.75
 """The usual BM25 constants (Robertson & Zaragoza, 2009)."""
-MAX_DEPTH = 6
-"""How deep nested parameter schemas are read: deeper text is rarely what a request names."""
+DRIFT = 0.1
+"""Saturated weights are computed when a tool is added, with the catalogue's average field
+lengths of the time; once any average has moved by more than this share, every weight is
+computed again (on the next search). A 10% error in an average moves a length norm by at
+most 7.5% (b = 0.75): rankings barely notice, and a search stays a sum of looked-up floats."""
 
 
-def tool_fields(tool: AnyTool) -> tuple[list[str], ...]:
-    """The words of each field in `FIELDS` for `tool`."""
-    names: list[str] = []
-    prose: list[str] = []
-    _walk(_safe_schema(tool), names, prose, depth=0)
-    own_name, server = tool.name, ""
-    if tool.name.startswith("mcp__") and tool.name.count("__") >= 2:
-        _, server, own_name = tool.name.split("__", 2)
-    labels = " ".join([*sorted(tool.tags), server, tool.annotations.title or ""])
-    texts = (own_name, labels, " ".join(names), tool.description, " ".join(prose))
-    return tuple(words(text) for text in texts)
+class Counts(tuple[dict[str, int], ...]):
+    """A tool's word counts, one dict per field (plain str -> int dicts: the collector
+    does not track them, which keeps bulk registration cheap)."""
 
+    __slots__ = ()
 
-def _safe_schema(tool: AnyTool) -> Mapping[str, object]:
-    try:
-        return tool.input_schema()
-    except Exception:  # a schema that cannot be built still leaves name and description
-        return {}
-
-
-def _walk(node: object, names: list[str], prose: list[str], depth: int) -> None:
-    if depth > MAX_DEPTH or not isinstance(node, Mapping):
-        return
-    properties = node.get("properties")
-    if isinstance(properties, Mapping):
-        for key, sub in properties.items():
-            names.append(str(key))
-            if isinstance(sub, Mapping):
-                _describe(sub, names, prose)
-                _walk(sub, names, prose, depth + 1)
-    for key in ("items", "additionalProperties"):
-        _walk(node.get(key), names, prose, depth + 1)
-    for key in ("anyOf", "oneOf", "allOf"):
-        options = node.get(key)
-        if isinstance(options, list):
-            for option in options:
-                _walk(option, names, prose, depth + 1)
-    defs = node.get("$defs")
-    if isinstance(defs, Mapping):
-        for sub in defs.values():
-            _walk(sub, names, prose, depth + 1)
-
-
-def _describe(prop: Mapping[str, object], names: list[str], prose: list[str]) -> None:
-    for key in ("description", "title"):
-        text = prop.get(key)
-        if isinstance(text, str):
-            prose.append(text)
-    values = prop.get("enum")
-    if isinstance(values, list):
-        names.extend(str(v) for v in values if isinstance(v, str | int))
+    def terms(self) -> set[str]:
+        """Every word the tool has, in any field."""
+        return set().union(*self)
 
 
 class LexicalIndex:
     """BM25F (Robertson, Zaragoza & Taylor, 2004): per-field counts, weighted and length-
-    normalised per field, saturated once. Adding or removing a tool touches only its words."""
+    normalised per field, saturated once, stored per (word, tool). Adding or removing a tool
+    touches only its words; a search adds up idf times stored weights."""
 
     def __init__(self) -> None:
-        self._postings: dict[str, dict[str, tuple[tuple[int, int], ...]]] = {}
+        self._postings: dict[str, dict[str, float]] = {}
+        self._counts: dict[str, Counts] = {}
         self._lengths: dict[str, tuple[int, ...]] = {}
-        self._terms: dict[str, frozenset[str]] = {}
         self._totals = [0] * len(FIELDS)
+        self._norms: tuple[float, ...] = ()
+        self._basis: tuple[float, ...] = ()
         self._vectors: dict[str, dict[str, float]] = {}
+        self._vectors_size = 0
 
     def __len__(self) -> int:
         return len(self._lengths)
@@ -97,38 +56,57 @@ class LexicalIndex:
 
     def add(self, tool: AnyTool) -> None:
         """Index `tool` (replacing an earlier entry of the same name)."""
-        if tool.name in self._lengths:
-            self.remove(tool.name)
-        self._vectors.clear()  # idf moved for every word this tool has
-        per_field = [Counter(terms) for terms in tool_fields(tool)]
-        lengths = tuple(sum(c.values()) for c in per_field)
-        merged: dict[str, list[tuple[int, int]]] = {}
-        for index, counts in enumerate(per_field):
-            for term, count in counts.items():
-                merged.setdefault(term, []).append((index, count))
-        for term, pairs in merged.items():
-            self._postings.setdefault(term, {})[tool.name] = tuple(pairs)
-        self._lengths[tool.name] = lengths
-        self._terms[tool.name] = frozenset(merged)
-        for index, length in enumerate(lengths):
+        name = tool.name
+        if name in self._lengths:
+            self.remove(name)
+        self._forget_vectors(name)
+        fields: list[dict[str, int]] = []
+        for terms in tool_fields(tool):
+            counted: dict[str, int] = {}
+            for term in terms:
+                counted[term] = counted.get(term, 0) + 1
+            fields.append(counted)
+        own = tuple(sum(counted.values()) for counted in fields)
+        counts = Counts(fields)
+        self._lengths[name] = own
+        self._counts[name] = counts
+        for index, length in enumerate(own):
             self._totals[index] += length
+        if not self._basis:
+            self._rebase()
+        postings, weight = self._postings, self._weight
+        for term in counts.terms():
+            posting = postings.get(term)
+            if posting is None:
+                postings[term] = posting = {}
+            posting[name] = weight(counts, term, own)
 
     def remove(self, name: str) -> None:
         """Forget the tool called `name` (nothing happens if it is not indexed)."""
         lengths = self._lengths.pop(name, None)
         if lengths is None:
             return
-        self._vectors.clear()
-        for term in self._terms.pop(name):
+        self._forget_vectors(name)
+        for term in self._counts.pop(name).terms():
             posting = self._postings[term]
             del posting[name]
             if not posting:
                 del self._postings[term]
         for index, length in enumerate(lengths):
             self._totals[index] -= length
+        if not self._lengths:
+            self._basis = ()
 
     def terms(self, name: str) -> frozenset[str]:
-        return self._terms.get(name, frozenset())
+        found = self._counts.get(name)
+        return frozenset(found.terms()) if found is not None else frozenset()
+
+    def matched(self, name: str, terms: Iterable[str]) -> frozenset[str]:
+        """Which of `terms` the tool called `name` has."""
+        found = self._counts.get(name)
+        if found is None:
+            return frozenset()
+        return frozenset(term for term in terms if any(term in field for field in found))
 
     def idf(self, term: str) -> float:
         """BM25's idf; a word no tool has counts as the rarest word the catalogue has (df 1):
@@ -137,42 +115,85 @@ class LexicalIndex:
         df = max(len(self._postings.get(term, ())), 1)
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
+    def df(self, term: str) -> int:
+        return len(self._postings.get(term, ()))
+
+    def posting(self, term: str) -> dict[str, float]:
+        """The tools that have `term`, each with its saturated weight (read only)."""
+        return self._postings.get(term, {})
+
     def vector(self, name: str) -> dict[str, float]:
         """The tool's words weighted by field and idf, unit length: near-duplicate checks
         compare these (cosine is their dot product). Kept until the catalogue changes."""
         found = self._vectors.get(name)
         if found is None:
+            counts = self._counts.get(name, Counts())
             raw = {
-                term: self.idf(term) * sum(FIELD_WEIGHTS[i] * c for i, c in pairs)
-                for term in self._terms.get(name, ())
-                if (pairs := self._postings[term][name])
+                term: self.idf(term)
+                * sum(
+                    w * field.get(term, 0) for w, field in zip(FIELD_WEIGHTS, counts, strict=False)
+                )
+                for term in counts.terms()
             }
             norm = math.sqrt(sum(v * v for v in raw.values())) or 1.0
             found = {term: v / norm for term, v in raw.items()}
             self._vectors[name] = found
         return found
 
-    def score(self, query_terms: Iterable[str]) -> dict[str, tuple[float, frozenset[str]]]:
-        """Per matching tool: its BM25F score and the query words it matched."""
-        n = len(self._lengths)
-        if n == 0:
+    def _forget_vectors(self, name: str) -> None:
+        """Drop `name`'s vector; drop all once the catalogue's size (and so idf) moved by
+        more than `DRIFT` since they were made: near-duplicate checks need no fresher idf."""
+        self._vectors.pop(name, None)
+        if abs(len(self._lengths) - self._vectors_size) > DRIFT * self._vectors_size:
+            self._vectors.clear()
+            self._vectors_size = len(self._lengths)
+
+    def score(self, query_terms: Iterable[str]) -> dict[str, float]:
+        """BM25F score of every tool that has at least one of `query_terms`."""
+        self._refresh()
+        weighted = [
+            (posting, self.idf(term) * query_count)
+            for term, query_count in Counter(query_terms).items()
+            if (posting := self._postings.get(term))
+        ]
+        if not weighted:
             return {}
-        averages = [max(total / n, 1e-9) for total in self._totals]
-        norms = [(B / average, 1.0 - B) for average in averages]
-        scores: dict[str, float] = {}
-        matched: dict[str, set[str]] = {}
-        lengths = self._lengths
-        for term, query_count in Counter(query_terms).items():
-            posting = self._postings.get(term)
-            if not posting:
-                continue
-            weight = self.idf(term) * query_count
-            for name, pairs in posting.items():
-                field_lengths = lengths[name]
-                tf = 0.0
-                for index, count in pairs:
-                    slope, base = norms[index]
-                    tf += FIELD_WEIGHTS[index] * count / (base + slope * field_lengths[index])
-                scores[name] = scores.get(name, 0.0) + weight * tf / (K1 + tf)
-                matched.setdefault(name, set()).add(term)
-        return {name: (value, frozenset(matched[name])) for name, value in scores.items()}
+        weighted.sort(key=lambda pair: len(pair[0]), reverse=True)
+        first, first_weight = weighted[0]
+        scores = {name: first_weight * value for name, value in first.items()}
+        get = scores.get
+        for posting, weight in weighted[1:]:
+            for name, value in posting.items():
+                scores[name] = get(name, 0.0) + weight * value
+        return scores
+
+    def _averages(self) -> tuple[float, ...]:
+        n = max(len(self._lengths), 1)
+        return tuple(max(total / n, 1e-9) for total in self._totals)
+
+    def _rebase(self) -> None:
+        self._basis = self._averages()
+        self._norms = tuple(B / average for average in self._basis)
+
+    def _refresh(self) -> None:
+        """Recompute every stored weight if the average field lengths drifted past `DRIFT`."""
+        if not self._lengths:
+            return
+        now = self._averages()
+        if all(abs(a - b) <= DRIFT * b for a, b in zip(now, self._basis, strict=True)):
+            return
+        self._rebase()
+        lengths, weight = self._lengths, self._weight
+        for name, counts in self._counts.items():
+            own = lengths[name]
+            for term in counts.terms():
+                self._postings[term][name] = weight(counts, term, own)
+
+    def _weight(self, counts: Counts, term: str, lengths: tuple[int, ...]) -> float:
+        """BM25F's saturated term frequency: tf / (k1 + tf), tf summed over weighted fields."""
+        tf = 0.0
+        for index, field in enumerate(counts):
+            count = field.get(term)
+            if count:
+                tf += FIELD_WEIGHTS[index] * count / (1.0 - B + self._norms[index] * lengths[index])
+        return tf / (K1 + tf)

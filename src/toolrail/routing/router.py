@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import fnmatch
+import heapq
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from toolrail.core.context import ExecutionContext
@@ -191,41 +193,78 @@ class Router:
         terms = words(query)
         if not terms or k <= 0:
             return ()
-        idf = {t: self.index.idf(t) for t in set(terms)}
+        index = self.index
+        unique = set(terms)
+        idf = {t: index.idf(t) for t in unique}
         information = sum(idf.values()) or 1.0
-        scored = [
-            (bm25, name, matched)
-            for name, (bm25, matched) in self.index.score(terms).items()
-            if name not in skip and (allowed is None or name in allowed)
-        ]
-        evidence: dict[frozenset[str], float] = {}
-        for _, _, matched in scored:
-            if matched not in evidence:
-                evidence[matched] = sum(idf[t] for t in matched)
-        if max(evidence.values(), default=0.0) < self.settings.min_evidence * self.index.idf(""):
-            return ()
-        scored.sort(key=lambda s: s[0], reverse=True)
-        size = max(3 * k, 30)
-        candidates: list[Candidate] = []
-        for bm25, name, matched in scored:
-            if len(candidates) >= size and bm25 < candidates[-1].score:
-                break  # penalties only lower a score: nothing further down can enter the pool
-            found = self.registry.find(name)
-            if found is None:
-                continue
-            signals: dict[str, object] = {
-                "bm25": round(bm25, 4),
-                "coverage": round(evidence[matched] / information, 3),
-                "matched": sorted(matched),
+        scores = index.score(terms)
+        if skip or allowed is not None:
+            scores = {
+                name: value
+                for name, value in scores.items()
+                if name not in skip and (allowed is None or name in allowed)
             }
-            factor = self._factor(found, failed, signals)
-            candidates.append(Candidate(bm25 * factor, found, signals))
-            candidates.sort(key=lambda c: c.score, reverse=True)
-            del candidates[size:]
-        pool = candidates
+        if not scores:
+            return ()
+        size = max(3 * k, 30)
+        pool = self._pool(scores, size, failed, unique, idf, information)
+        floor = self.settings.min_evidence * index.idf("")
+        if not self._evident(unique, idf, floor, scores, pool):
+            return ()
         return tuple(
             Match(c.tool, round(c.score, 4), c.signals)
-            for c in diverse(pool, k, self.settings.diversity, self.index.vector)
+            for c in diverse(pool, k, self.settings.diversity, index.vector)
+        )
+
+    def _pool(
+        self,
+        scores: dict[str, float],
+        size: int,
+        failed: frozenset[str],
+        unique: set[str],
+        idf: dict[str, float],
+        information: float,
+    ) -> list[Candidate]:
+        """The `size` best candidates after penalties, best first. Penalties only lower a
+        score, so a window of raw scores suffices once its last raw score cannot beat the
+        pool's last adjusted one; the window grows until then."""
+        window = size
+        while True:
+            top = heapq.nlargest(window, scores.items(), key=itemgetter(1))
+            candidates: list[Candidate] = []
+            for name, bm25 in top:
+                found = self.registry.find(name)
+                if found is None:
+                    continue
+                matched = self.index.matched(name, unique)
+                signals: dict[str, object] = {
+                    "bm25": round(bm25, 4),
+                    "coverage": round(sum(idf[t] for t in matched) / information, 3),
+                    "matched": sorted(matched),
+                }
+                factor = self._factor(found, failed, signals)
+                candidates.append(Candidate(bm25 * factor, found, signals))
+            candidates.sort(key=lambda c: c.score, reverse=True)
+            complete = len(top) < window or len(top) == len(scores)
+            if complete or (len(candidates) >= size and candidates[size - 1].score >= top[-1][1]):
+                return candidates[:size]
+            window *= 4
+
+    def _evident(
+        self,
+        unique: set[str],
+        idf: dict[str, float],
+        floor: float,
+        scores: dict[str, float],
+        pool: list[Candidate],
+    ) -> bool:
+        """Whether some tool's matched words weigh at least `floor`: one word alone (any
+        tool that has it and may be shown), else the words of a tool in the pool."""
+        for term in unique:
+            if idf[term] >= floor and any(name in scores for name in self.index.posting(term)):
+                return True
+        return any(
+            sum(idf[t] for t in self.index.matched(c.tool.name, unique)) >= floor for c in pool
         )
 
     def _factor(self, tool: AnyTool, failed: frozenset[str], signals: dict[str, object]) -> float:

@@ -22,6 +22,11 @@ STOP_WORDS = frozenset(_STOP.split())
 """Function words and request filler ("please tell me", "I want", "help"): they name no tool."""
 
 
+_CACHE: dict[str, str] = {}
+_CACHE_SIZE = 100_000
+"""Stems by raw token: a catalogue repeats a small vocabulary, so Porter runs once a word."""
+
+
 def words(text: str) -> list[str]:
     """The stemmed content words of `text`, in order, repeats kept.
 
@@ -29,8 +34,22 @@ def words(text: str) -> list[str]:
     ['current', 'time', 'http', 'server']
     """
     out: list[str] = []
+    cache = _CACHE
     for raw in _WORD.findall(text):
-        word = raw.lower()
-        if len(word) > 1 and word not in STOP_WORDS:
-            out.append(porter(word))
+        stem = cache.get(raw)
+        if stem is None:
+            stem = _stem(raw)
+            if len(cache) >= _CACHE_SIZE:
+                cache.clear()
+            cache[raw] = stem
+        if stem:
+            out.append(stem)
     return out
+
+
+def _stem(raw: str) -> str:
+    """The stem of one token, or "" for a stop word or a single character."""
+    word = raw.lower()
+    if len(word) < 2 or word in STOP_WORDS:
+        return ""
+    return word if word.isdigit() else porter(word)
