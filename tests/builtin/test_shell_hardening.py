@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import anyio
 import pytest
 
 from toolrail import ExecutionContext, Executor, ToolCall, ToolRegistry
@@ -121,3 +122,25 @@ async def test_endless_output_is_stopped_at_the_cap(repo: Path) -> None:
     endless = make_shell({"yes": Program()}, max_output=1000, timeout_s=60)
     result = (await run(repo, "yes", tool=endless)).unwrap()  # type: ignore[attr-defined]
     assert "stopped after" in result["stdout"]
+
+
+async def test_a_program_never_outlives_its_cancelled_call(tmp_path: Path) -> None:
+    """The executor's deadline cancels the shell tool: its program is killed and reaped, not
+    left running with its pipes open."""
+    marker = tmp_path / "pid"
+    slow = make_shell({"sh": Program()}, timeout_s=60)
+    executor = Executor(ToolRegistry([slow]), default_timeout_s=0.5)
+    ctx = ExecutionContext(permissions=frozenset({"shell:execute"}), project_root=tmp_path)
+    (tmp_path / "slow.sh").write_text(f"echo $$ > {marker}\nexec sleep 60\n")
+    outcome = await executor.run(
+        ToolCall(name="shell", arguments={"command": ["sh", "slow.sh"]}), ctx
+    )
+    assert outcome.result.failure().kind == "timed_out"
+    pid = int(marker.read_text())
+    for _ in range(200):  # reaped within a few seconds at most; no sleep-based assertion of time
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        await anyio.sleep(0.05)
+    pytest.fail(f"the program {pid} outlived its cancelled call")

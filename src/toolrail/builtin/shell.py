@@ -235,13 +235,13 @@ async def _run(
             )
             code = await process.wait()
     except TimeoutError:
-        _kill(process)
-        await process.wait()
         return Failure(
             TimedOut(
                 message=f"{argv[0]} ran past {timeout_s:g}s and was stopped", timeout_s=timeout_s
             )
         )
+    finally:  # timed out, or the call cancelled (the executor's deadline): never left running
+        await _stopped(process)
     return Success({"exit_code": code, "stdout": stdout, "stderr": stderr})
 
 
@@ -429,9 +429,9 @@ async def _config_keys(
             out = await _capped(process.stdout, 1_000_000, process)
             code = await process.wait()
     except TimeoutError:
-        _kill(process)
-        await process.wait()
         return _refused("git does not run here: its .git/config could not be read in time")
+    finally:
+        await _stopped(process)
     if code != 0:
         return _refused("git does not run here: its .git/config could not be read")
     return Success([key for key in out.split("\x00") if key])
@@ -440,6 +440,14 @@ async def _config_keys(
 def _kill(process: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, 9)
+
+
+async def _stopped(process: asyncio.subprocess.Process) -> None:
+    """Kill the program's process group if it still runs, and reap it (shielded: a second
+    cancellation leaves the reaping to finish on its own, never an orphan or open pipes)."""
+    if process.returncode is None:
+        _kill(process)
+        await asyncio.shield(process.wait())
 
 
 shell = make_shell()
