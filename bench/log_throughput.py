@@ -19,9 +19,9 @@ import structlog
 
 from bench.timing import AsyncCall, measure, report
 from toolrail import ExecutionContext, Executor, ToolCall, ToolRegistry, tool
-from toolrail.events import Sink, ToolCompleted, ToolEvent
-from toolrail.jsonl import JsonlCallLog
-from toolrail.stream import ToolStreamHandler
+from toolrail.recording.events import Sink, ToolCompleted, ToolEvent
+from toolrail.recording.jsonl import JsonlCallLog
+from toolrail.recording.stream import ToolStreamHandler
 
 LINES = 50_000
 

@@ -43,13 +43,13 @@ from toolrail import (
 from toolrail.builtin import complete, end_conversation
 from toolrail.core.messages import AssistantMessage, Handoff, Message, ToolResults
 from toolrail.dialects import anthropic
-from toolrail.logreader import format_stats, read_entries, stats
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.models.base import ModelRequest
 from toolrail.policy import ApprovalRequest, Approve, Deny, Gates, Rules
 from toolrail.policy.approvals import Approver
+from toolrail.recording.logreader import format_stats, read_entries, stats
+from toolrail.recording.ui import LiveProgress
 from toolrail.resilience import BreakerSettings, Resilience
-from toolrail.ui import LiveProgress
 
 LOGS = Path(os.environ.get("TOOLRAIL_LOG_DIR") or Path(__file__).resolve().parent.parent / "logs")
 REQUEST = "Write a short status note on the docs: what is indexed, and the time in Oslo."

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolrail.events import Sink
 from toolrail.observe.hooks import AgentObserver
+from toolrail.recording.events import Sink
 
 
 @dataclass

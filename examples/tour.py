@@ -31,11 +31,11 @@ from toolrail import (
     ToolOutcome,
     ToolRegistry,
 )
-from toolrail.jsonish import dumps
-from toolrail.jsonl import JsonlCallLog
-from toolrail.logreader import format_stats, read_entries, stats
-from toolrail.stream import ToolStreamHandler
-from toolrail.ui import LiveProgress
+from toolrail._jsonish import dumps
+from toolrail.recording.jsonl import JsonlCallLog
+from toolrail.recording.logreader import format_stats, read_entries, stats
+from toolrail.recording.stream import ToolStreamHandler
+from toolrail.recording.ui import LiveProgress
 
 PERMISSIONS = {"researcher": frozenset[str](), "writer": frozenset({"fs:write"})}
 LOGS = Path(os.environ.get("TOOLRAIL_LOG_DIR") or Path(__file__).resolve().parent.parent / "logs")

@@ -56,9 +56,9 @@ def test_docstring_examples_run(name: str) -> None:
 
 
 def test_a_module_of_a_missing_extra_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without rich, toolrail.ui cannot import: its doctests are skipped, naming why."""
+    """Without rich, toolrail.recording.ui cannot import: its doctests are skipped, naming why."""
     for loaded in [m for m in sys.modules if m == "rich" or m.startswith("rich.")] + ["rich"]:
         monkeypatch.setitem(sys.modules, loaded, None)
-    monkeypatch.delitem(sys.modules, "toolrail.ui", raising=False)
-    with pytest.raises(pytest.skip.Exception, match=r"toolrail\.ui needs rich"):
-        test_docstring_examples_run("toolrail.ui")
+    monkeypatch.delitem(sys.modules, "toolrail.recording.ui", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"toolrail\.recording\.ui needs rich"):
+        test_docstring_examples_run("toolrail.recording.ui")

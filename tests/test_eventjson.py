@@ -20,9 +20,10 @@ from toolrail import (
     ToolRegistry,
     tool,
 )
+from toolrail._jsonish import dumps
 from toolrail.core.errors import ArgumentIssue
-from toolrail.eventjson import event_data
-from toolrail.events import (
+from toolrail.recording.eventjson import event_data
+from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
     ToolCallRequested,
@@ -35,8 +36,7 @@ from toolrail.events import (
     ToolStarted,
     ToolUnregistered,
 )
-from toolrail.jsonish import dumps
-from toolrail.stream import ProgressUpdate, ToolStreamHandler
+from toolrail.recording.stream import ProgressUpdate, ToolStreamHandler
 
 pytestmark = pytest.mark.anyio
 SECRET = "sk-abcdefghijklmnopqrstuvwxyz123456"

@@ -24,7 +24,13 @@ from toolrail import (
     UnknownTool,
     tool,
 )
-from toolrail.events import ToolCompleted, ToolEvent, ToolFailed, ToolProgress, ToolStarted
+from toolrail.recording.events import (
+    ToolCompleted,
+    ToolEvent,
+    ToolFailed,
+    ToolProgress,
+    ToolStarted,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -325,8 +331,8 @@ async def test_a_validator_that_raises_oddly_is_an_invalid_arguments_value() -> 
 
 def test_an_async_sink_outside_an_event_loop_is_skipped_cleanly() -> None:
     """Emitting from sync code to an async sink drops the event, without warnings."""
-    from toolrail.events import ToolRegistered
-    from toolrail.sinks import Fanout
+    from toolrail.recording.events import ToolRegistered
+    from toolrail.recording.sinks import Fanout
 
     seen: list[ToolEvent] = []
 

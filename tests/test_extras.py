@@ -11,7 +11,7 @@ import pytest
 @pytest.mark.parametrize(
     ("module", "missing", "extra"),
     [
-        ("toolrail.ui", "rich", "toolrail[ui]"),
+        ("toolrail.recording.ui", "rich", "toolrail[ui]"),
         ("toolrail.observe.otel", "opentelemetry", "toolrail[otel]"),
         ("toolrail.observe.metrics", "prometheus_client", "toolrail[prometheus]"),
     ],

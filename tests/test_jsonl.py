@@ -36,8 +36,8 @@ from toolrail import (
     tool,
 )
 from toolrail.cli import main as cli
-from toolrail.jsonl import JsonlCallLog
-from toolrail.logreader import read_entries, read_file, stats
+from toolrail.recording.jsonl import JsonlCallLog
+from toolrail.recording.logreader import read_entries, read_file, stats
 
 pytestmark = pytest.mark.anyio
 SCHEMA = json.loads(
@@ -231,7 +231,7 @@ async def test_concurrent_tasks_and_threads_never_interleave(tmp_path: Path) -> 
 WRITER = textwrap.dedent(
     """
     import sys
-    from toolrail.jsonl import JsonlCallLog
+    from toolrail.recording.jsonl import JsonlCallLog
     log = JsonlCallLog(sys.argv[1])
     for i in range(int(sys.argv[3])):
         log.write({"writer": sys.argv[2], "i": i, "pad": "z" * 20000})

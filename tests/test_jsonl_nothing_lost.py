@@ -16,7 +16,7 @@ from returns.result import Success
 
 from toolrail import ExecutionContext, Executor, JsonlCallLog, ToolCall, ToolRegistry, tool
 from toolrail.cli import main
-from toolrail.logreader import read_entries
+from toolrail.recording.logreader import read_entries
 
 pytestmark = pytest.mark.anyio
 
@@ -136,7 +136,7 @@ def test_a_minimal_line_is_still_schema_valid(tmp_path: Path) -> None:
     import jsonschema
 
     from toolrail.core.call import ToolOutcome
-    from toolrail.events import ToolCompleted
+    from toolrail.recording.events import ToolCompleted
 
     schema = json.loads(
         (Path(__file__).parent.parent / "schemas" / "tool-call-log-entry.schema.json").read_text()

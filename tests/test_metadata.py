@@ -18,7 +18,7 @@ from toolrail import (
     ToolRegistry,
     tool,
 )
-from toolrail.events import ToolCompleted, ToolEvent, ToolFailed
+from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
 pytestmark = pytest.mark.anyio
 

@@ -22,8 +22,8 @@ from toolrail.builtin import complete, end_conversation
 from toolrail.core.messages import AssistantMessage, Handoff, ToolResults
 from toolrail.dialects import anthropic, gemini, openai
 from toolrail.dialects.base import Dialect
-from toolrail.events import ToolCallRequested, ToolCompleted, ToolEvent
 from toolrail.models.base import ModelRequest
+from toolrail.recording.events import ToolCallRequested, ToolCompleted, ToolEvent
 
 pytestmark = pytest.mark.anyio
 DIALECTS = [openai.chat, openai.responses, anthropic.dialect, gemini.dialect]

@@ -37,8 +37,8 @@ from toolrail import (
     ToolStreamHandler,
     tool,
 )
-from toolrail.events import ToolEvent, ToolStarted
 from toolrail.policy import ApprovalRequest, Approve, Budget, Deny, Gates, Rules
+from toolrail.recording.events import ToolEvent, ToolStarted
 from toolrail.resilience import BreakerSettings, Resilience
 
 pytestmark = pytest.mark.anyio

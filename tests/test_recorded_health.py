@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from toolrail.cli import main
-from toolrail.logreader import recent_entries, recorded_resilience
+from toolrail.recording.logreader import recent_entries, recorded_resilience
 
 TOOLS_PY = '''
 from toolrail import tool

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from toolrail import ExecutionContext, Executor, JsonlCallLog, ToolCall, ToolRegistry, tool
 from toolrail.core.redact import REDACTED, cut, is_secret_key, redact, redact_text
-from toolrail.stream import ProgressUpdate, ToolStreamHandler
+from toolrail.recording.stream import ProgressUpdate, ToolStreamHandler
 
 pytestmark = pytest.mark.anyio
 

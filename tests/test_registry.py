@@ -153,7 +153,7 @@ def test_subscribe_tells_each_change_until_unsubscribed() -> None:
 def test_registering_a_local_tool_is_an_event() -> None:
     """An executor's sinks hear of local tools registered and removed after it was made."""
     from toolrail import Executor
-    from toolrail.events import ToolEvent, ToolRegistered, ToolUnregistered
+    from toolrail.recording.events import ToolEvent, ToolRegistered, ToolUnregistered
 
     @tool
     def late(x: int) -> int:

@@ -8,10 +8,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from toolrail._definitions import tool_definition
+from toolrail._jsonish import to_json_value
 from toolrail.builtin import ALL
 from toolrail.config import Config
-from toolrail.definitions import tool_definition
-from toolrail.jsonish import to_json_value
 
 SCHEMAS = Path(__file__).parent.parent / "schemas"
 

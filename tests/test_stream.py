@@ -19,7 +19,7 @@ from toolrail import (
     ToolRegistry,
     tool,
 )
-from toolrail.events import (
+from toolrail.recording.events import (
     ToolCallRequested,
     ToolCompleted,
     ToolFailed,
@@ -27,8 +27,8 @@ from toolrail.events import (
     ToolRegistered,
     ToolStarted,
 )
-from toolrail.narration import describe_call
-from toolrail.stream import ProgressUpdate, ToolStreamHandler
+from toolrail.recording.narration import describe_call
+from toolrail.recording.stream import ProgressUpdate, ToolStreamHandler
 
 pytestmark = pytest.mark.anyio
 CTX = ExecutionContext(agent="dev")

@@ -10,7 +10,7 @@ import pytest
 from returns.result import Failure, Success
 
 from toolrail import ExecutionContext, Executor, InvalidArguments, ToolCall, ToolRegistry, tool
-from toolrail.events import ToolEvent
+from toolrail.recording.events import ToolEvent
 
 pytestmark = pytest.mark.anyio
 

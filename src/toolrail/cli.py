@@ -17,17 +17,21 @@ from pathlib import Path
 import orjson
 from returns.result import Failure, Result, Success
 
+from toolrail._definitions import tool_definition
+from toolrail._jsonish import dumps
 from toolrail.config import Config, ConfigError, ServeSection, load_tools
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ApprovalRequired
 from toolrail.core.redact import redact
-from toolrail.definitions import tool_definition
-from toolrail.events import Sink
 from toolrail.executor import Executor
-from toolrail.jsonish import dumps
-from toolrail.jsonl import JsonlCallLog
-from toolrail.logreader import (
+from toolrail.mcp import McpHub, McpServerConfig
+from toolrail.mcp.naming import sanitize
+from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Decision, Deny
+from toolrail.policy.gates import Gates
+from toolrail.recording.events import Sink
+from toolrail.recording.jsonl import JsonlCallLog
+from toolrail.recording.logreader import (
     Entry,
     format_entry,
     format_stats,
@@ -36,13 +40,9 @@ from toolrail.logreader import (
     recorded_resilience,
     stats,
 )
-from toolrail.mcp import McpHub, McpServerConfig
-from toolrail.mcp.naming import sanitize
-from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Decision, Deny
-from toolrail.policy.gates import Gates
+from toolrail.recording.stream import ToolStreamHandler
 from toolrail.registry import AgentToolTable, ToolRegistry
 from toolrail.routing import Router
-from toolrail.stream import ToolStreamHandler
 
 
 def main(argv: Sequence[str] | None = None) -> int:

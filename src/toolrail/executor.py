@@ -37,6 +37,9 @@ from typing import Any, assert_never
 
 from returns.result import Failure, Result, Success
 
+from toolrail._diagnostics import get_logger
+from toolrail._invocation import Invoker, cancelled
+from toolrail._outputs import cap_output, fits
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
 from toolrail.core.context import ExecutionContext, ProgressCallback
 from toolrail.core.errors import (
@@ -48,8 +51,9 @@ from toolrail.core.errors import (
 )
 from toolrail.core.threads import run_sync
 from toolrail.core.tool import AnyTool
-from toolrail.diagnostics import get_logger
-from toolrail.events import (
+from toolrail.policy.approvals import Approve, Deny
+from toolrail.policy.gates import Gates, denied, plain_arguments
+from toolrail.recording.events import (
     CircuitStateChanged,
     Sink,
     ToolCompleted,
@@ -60,13 +64,9 @@ from toolrail.events import (
     ToolStarted,
     ToolUnregistered,
 )
-from toolrail.invocation import Invoker, cancelled
-from toolrail.outputs import cap_output, fits
-from toolrail.policy.approvals import Approve, Deny
-from toolrail.policy.gates import Gates, denied, plain_arguments
+from toolrail.recording.sinks import Fanout
 from toolrail.registry import AgentToolTable, ToolRegistry, unknown_tool
 from toolrail.resilience import HealthTracker, Resilience, State
-from toolrail.sinks import Fanout
 
 log = get_logger("toolrail.executor")
 

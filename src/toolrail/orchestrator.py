@@ -25,13 +25,12 @@ from typing import Literal, assert_never
 
 from returns.result import Failure, Success
 
+from toolrail._diagnostics import get_logger
 from toolrail.core.call import ToolCall, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ApprovalRequired, BudgetExceeded, Cancelled
 from toolrail.core.messages import Handoff, Message, ToolResults, UserMessage
-from toolrail.diagnostics import get_logger
-from toolrail.events import Sink, ToolCallRequested
 from toolrail.executor import Executor
 from toolrail.models.base import (
     CallAnnounced,
@@ -43,6 +42,7 @@ from toolrail.models.base import (
 from toolrail.observe.hooks import AgentEnded, AgentObserver
 from toolrail.policy.approvals import ApprovalRequest, Approve, Deny
 from toolrail.policy.gates import Gates
+from toolrail.recording.events import Sink, ToolCallRequested
 from toolrail.registry import AgentToolTable, ToolRegistry
 from toolrail.routing.router import Router
 from toolrail.routing.surfacing import FIND_TOOLS, Surfacing

@@ -26,15 +26,15 @@ from toolrail import (
     ToolCall,
     TransportError,
 )
-from toolrail.events import (
+from toolrail.mcp import McpHub, McpServerConfig, load_mcp_json, namespaced
+from toolrail.mcp.naming import MAX_NAME
+from toolrail.recording.events import (
     McpServerStateChanged,
     ToolDefinitionChanged,
     ToolEvent,
     ToolProgress,
     ToolRegistered,
 )
-from toolrail.mcp import McpHub, McpServerConfig, load_mcp_json, namespaced
-from toolrail.mcp.naming import MAX_NAME
 
 from .conftest import SERVER
 

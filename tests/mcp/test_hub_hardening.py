@@ -25,8 +25,8 @@ from toolrail import (
     TransportError,
 )
 from toolrail.cli import main
-from toolrail.events import McpServerStateChanged, ToolRegistered
 from toolrail.mcp import McpHub, McpServerConfig
+from toolrail.recording.events import McpServerStateChanged, ToolRegistered
 
 from .conftest import SERVER
 from .test_hub import Waiter

@@ -15,9 +15,9 @@ from mcp import Client, StdioServerParameters
 from returns.result import Failure, Success
 
 from toolrail import ExecutionContext, Executor, McpToolServer, ToolCall, ToolRegistry
+from toolrail._definitions import tool_definition
 from toolrail.cli import main
 from toolrail.config import Config, ServeSection
-from toolrail.definitions import tool_definition
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.resilience import BreakerSettings, Resilience
 from toolrail.serve.listing import ERROR_META_KEY

@@ -12,13 +12,13 @@ import pytest
 from returns.result import Failure, Success
 
 from toolrail import Agent, InvalidArguments, Orchestrator, ToolRegistry, tool
-from toolrail.events import ToolCallRequested, ToolEvent
 from toolrail.models.providers import (
     AnthropicModel,
     GeminiModel,
     OpenAIChatModel,
     OpenAIResponsesModel,
 )
+from toolrail.recording.events import ToolCallRequested, ToolEvent
 
 pytestmark = pytest.mark.anyio
 RECORDED = Path(__file__).parent.parent / "fixtures" / "providers"

@@ -363,7 +363,7 @@ def test_explain_gate_by_gate() -> None:
 async def test_stream_handler_reads_health() -> None:
     """Given the executor's health tracker, finished lines carry the tool's record."""
     from toolrail import ToolStreamHandler
-    from toolrail.stream import ProgressUpdate
+    from toolrail.recording.stream import ProgressUpdate
 
     updates: list[ProgressUpdate] = []
     resilience = Resilience(retry=RetrySettings(attempts=1))

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from toolrail import ExecutionContext, Executor, Router, ToolCall
-from toolrail.events import ToolEvent, ToolRegistered
 from toolrail.mcp import McpHub, McpServerConfig
+from toolrail.recording.events import ToolEvent, ToolRegistered
 
 pytestmark = pytest.mark.anyio
 SERVER = str(Path(__file__).parents[1] / "mcp" / "server.py")

@@ -16,7 +16,7 @@ from toolrail.core.context import ExecutionContext
 from toolrail.core.decorator import tool
 from toolrail.core.errors import ExecutionFailed, ToolError
 from toolrail.core.tool import ToolAnnotations
-from toolrail.jsonl import append_whole
+from toolrail.recording.jsonl import append_whole
 
 LESSONS = Path(".toolrail") / "lessons.jsonl"
 Scope = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_:-]{1,64}$")]

@@ -10,12 +10,12 @@ from typing import Any, Protocol
 import orjson
 from returns.result import Failure, Success
 
+from toolrail._jsonish import dumps
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
 from toolrail.core.messages import AssistantMessage, Message
 from toolrail.core.tool import TOOL_NAME
 from toolrail.dialects.decode import ArgumentMap
 from toolrail.dialects.schema import LOST
-from toolrail.jsonish import dumps
 from toolrail.registry import AnyTool
 
 Json = dict[str, Any]

@@ -10,6 +10,7 @@ from typing import Any, assert_never
 
 from returns.result import Success
 
+from toolrail._jsonish import dumps, to_json_value
 from toolrail.core.call import ToolCall, ToolOutcome
 from toolrail.core.messages import (
     AssistantMessage,
@@ -32,7 +33,6 @@ from toolrail.dialects.base import (
 )
 from toolrail.dialects.decode import ArgumentMap
 from toolrail.dialects.gemini_schema import gemini_subset
-from toolrail.jsonish import dumps, to_json_value
 from toolrail.registry import AnyTool
 
 # Gemini: starts with a letter or underscore; letters, digits, _ . : - ; at most 64

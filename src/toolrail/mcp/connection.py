@@ -23,9 +23,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import CONNECTION_CLOSED
 from returns.result import Failure, Result, Success
 
+from toolrail._diagnostics import get_logger
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ExecutionFailed, TimedOut, ToolError, TransportError
-from toolrail.diagnostics import get_logger
 from toolrail.mcp.config import McpServerConfig
 from toolrail.mcp.content import from_call_result
 from toolrail.mcp.stdio import StdioReport, bounded_stdio_client

@@ -26,25 +26,25 @@ import mcp.types as mcp_types
 import orjson
 from returns.result import Failure, Result, Success
 
+from toolrail._diagnostics import get_logger
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ApprovalRequired, ToolError, TransportError
 from toolrail.core.params import JsonObject, ParameterSchema
 from toolrail.core.tool import Tool, ToolAnnotations
-from toolrail.diagnostics import get_logger
-from toolrail.events import (
+from toolrail.mcp.config import McpServerConfig
+from toolrail.mcp.connection import McpConnection, State
+from toolrail.mcp.naming import namespaced, sanitize
+from toolrail.mcp.schema import ServerSchemaParameters
+from toolrail.mcp.vetting import vet
+from toolrail.recording.events import (
     McpServerStateChanged,
     Sink,
     ToolDefinitionChanged,
     ToolRegistered,
     ToolUnregistered,
 )
-from toolrail.mcp.config import McpServerConfig
-from toolrail.mcp.connection import McpConnection, State
-from toolrail.mcp.naming import namespaced, sanitize
-from toolrail.mcp.schema import ServerSchemaParameters
-from toolrail.mcp.vetting import vet
+from toolrail.recording.sinks import Fanout
 from toolrail.registry import AnyTool, ToolRegistry
-from toolrail.sinks import Fanout
 
 log = get_logger("toolrail.mcp")
 

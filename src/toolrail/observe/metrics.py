@@ -34,7 +34,7 @@ from prometheus_client.registry import Collector
 from returns.result import Failure
 
 from toolrail.core.errors import UnknownTool
-from toolrail.events import (
+from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
     ToolCallRequested,

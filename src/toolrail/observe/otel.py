@@ -45,7 +45,8 @@ from returns.result import Success
 
 from toolrail.core.context import ExecutionContext
 from toolrail.core.redact import redact, redact_text
-from toolrail.events import (
+from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
+from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
     ToolCallRequested,
@@ -58,7 +59,6 @@ from toolrail.events import (
     ToolStarted,
     ToolUnregistered,
 )
-from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
 
 if TYPE_CHECKING:
     from toolrail.mcp.hub import Origin

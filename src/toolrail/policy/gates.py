@@ -27,10 +27,10 @@ from typing import Any, assert_never
 import pydantic
 from returns.result import Failure, Result, Success
 
+from toolrail._diagnostics import get_logger
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ApprovalRequired, CircuitOpen, PermissionDenied, ToolError
-from toolrail.diagnostics import get_logger
 from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Deny
 from toolrail.policy.budgets import Budget
 from toolrail.policy.rules import Decision, Rule, Rules

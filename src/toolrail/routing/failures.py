@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from toolrail.core.errors import CircuitOpen, ExecutionFailed, TimedOut, TransportError
-from toolrail.events import ToolCompleted, ToolEvent, ToolFailed
+from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
 TOOL_FAULTS = (ExecutionFailed, TimedOut, TransportError, CircuitOpen)
 """Failures that say the tool itself broke; a refused or malformed call says nothing of it."""

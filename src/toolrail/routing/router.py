@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolrail.core.context import ExecutionContext
 from toolrail.core.tool import AnyTool
-from toolrail.events import ToolEvent
+from toolrail.recording.events import ToolEvent
 from toolrail.registry import AgentToolTable, ToolRegistry
 from toolrail.routing.diversity import Candidate, diverse
 from toolrail.routing.failures import ConversationFailures

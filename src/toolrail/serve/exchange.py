@@ -21,10 +21,10 @@ import orjson
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from toolrail._diagnostics import get_logger
+from toolrail._jsonish import dumps
 from toolrail.core.errors import ApprovalRequired
 from toolrail.core.redact import redact
-from toolrail.diagnostics import get_logger
-from toolrail.jsonish import dumps
 from toolrail.policy.approvals import ApprovalRequest, Approve, Decision, Deny
 
 log = get_logger("toolrail.serve")

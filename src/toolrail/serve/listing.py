@@ -14,9 +14,9 @@ from typing import Any
 import mcp_types as types
 from returns.result import Failure, Result, Success
 
+from toolrail._jsonish import dumps, to_json_value
 from toolrail.core.errors import ToolError
 from toolrail.core.redact import redact
-from toolrail.jsonish import dumps, to_json_value
 from toolrail.registry import AnyTool
 
 ERROR_META_KEY = "dev.toolrail/error"

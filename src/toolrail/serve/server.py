@@ -34,16 +34,16 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 from returns.result import Result, Success
 
+from toolrail._diagnostics import get_logger
 from toolrail.config import ServeSection
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ToolError
 from toolrail.core.params import ParameterSchema
-from toolrail.diagnostics import get_logger
-from toolrail.events import Sink, ToolEvent, ToolProgress
 from toolrail.executor import Executor
 from toolrail.mcp.hub import definition_hash
 from toolrail.policy.gates import Gates
+from toolrail.recording.events import Sink, ToolEvent, ToolProgress
 from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
 from toolrail.resilience import Resilience
 from toolrail.routing import Router

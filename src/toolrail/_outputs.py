@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolrail._jsonish import dumps
 from toolrail.core.redact import redact_text
-from toolrail.jsonish import dumps
 
 
 def _text(value: object) -> str:

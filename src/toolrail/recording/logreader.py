@@ -18,11 +18,11 @@ from typing import Any
 import orjson
 from returns.result import Success
 
-from toolrail.diagnostics import get_logger
-from toolrail.jsonl import FILE_PREFIX
+from toolrail._diagnostics import get_logger
+from toolrail.recording.jsonl import FILE_PREFIX
 from toolrail.resilience import BreakerSettings, Resilience, percentile
 
-log = get_logger("toolrail.logreader")
+log = get_logger("toolrail.recording.logreader")
 
 Entry = dict[str, Any]
 

@@ -13,7 +13,7 @@
     └── CircuitStateChanged    a circuit breaker opened, or closed again
 
 Events go to sinks: small callables that take one event. A sink that raises is reported
-through the library diagnostics (`toolrail.diagnostics`) and never breaks a call; a sink
+through the library diagnostics (`toolrail._diagnostics`) and never breaks a call; a sink
 that returns an awaitable gets it run in the background under a deadline.
 """
 

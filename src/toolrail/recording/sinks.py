@@ -6,10 +6,10 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Iterable
 
-from toolrail.diagnostics import get_logger
-from toolrail.events import Sink, ToolEvent
+from toolrail._diagnostics import get_logger
+from toolrail.recording.events import Sink, ToolEvent
 
-log = get_logger("toolrail.sinks")
+log = get_logger("toolrail.recording.sinks")
 
 
 class Fanout:

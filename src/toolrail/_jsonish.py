@@ -11,7 +11,7 @@ import pydantic
 from returns.result import Failure, Success
 
 from toolrail.core.errors import ToolError
-from toolrail.events import ToolEvent
+from toolrail.recording.events import ToolEvent
 
 _EVENTS: tuple[type, ...] = get_args(ToolEvent)  # the closed union's cases
 
@@ -21,11 +21,11 @@ OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_PASS
 
 def _fallback(value: Any) -> Any:
     if isinstance(value, _EVENTS):  # events have one JSON form, redacted
-        from toolrail.eventjson import event_data
+        from toolrail.recording.eventjson import event_data
 
         return event_data(cast("ToolEvent", value))
     if isinstance(value, Success | Failure):  # a Result is data, never its repr
-        from toolrail.eventjson import result_data
+        from toolrail.recording.eventjson import result_data
 
         return result_data(value)
     if isinstance(value, pydantic.BaseModel):

@@ -13,9 +13,11 @@ try:
     from rich.live import Live
     from rich.text import Text
 except ModuleNotFoundError as error:  # pragma: no cover - depends on the environment
-    raise ModuleNotFoundError("toolrail.ui needs rich: pip install 'toolrail[ui]'") from error
+    raise ModuleNotFoundError(
+        "toolrail.recording.ui needs rich: pip install 'toolrail[ui]'"
+    ) from error
 
-from toolrail.stream import ProgressUpdate, ToolStreamHandler
+from toolrail.recording.stream import ProgressUpdate, ToolStreamHandler
 
 _STYLES = {"requested": "dim", "running": "cyan", "completed": "green", "failed": "red"}
 

@@ -28,14 +28,14 @@ from typing import Any, Self
 import orjson
 from returns.result import Failure, Result, Success
 
+from toolrail._diagnostics import get_logger
+from toolrail._jsonish import to_json_value
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import ToolError
 from toolrail.core.redact import cut
-from toolrail.diagnostics import get_logger
-from toolrail.events import ToolCompleted, ToolEvent, ToolFailed
-from toolrail.jsonish import to_json_value
+from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
-log = get_logger("toolrail.jsonl")
+log = get_logger("toolrail.recording.jsonl")
 
 SCHEMA_VERSION = 1
 FILE_PREFIX = "tool-calls-"

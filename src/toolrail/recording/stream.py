@@ -18,11 +18,11 @@ from typing import Literal, assert_never
 
 from returns.result import Failure, Success
 
+from toolrail._diagnostics import get_logger
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.redact import redact_text
-from toolrail.diagnostics import get_logger
-from toolrail.events import (
+from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
     ToolCallRequested,
@@ -35,10 +35,10 @@ from toolrail.events import (
     ToolStarted,
     ToolUnregistered,
 )
-from toolrail.narration import describe_call, describe_error
+from toolrail.recording.narration import describe_call, describe_error
 from toolrail.resilience import Health, HealthTracker
 
-log = get_logger("toolrail.stream")
+log = get_logger("toolrail.recording.stream")
 
 Status = Literal["requested", "running", "completed", "failed"]
 Terminator = Literal["complete", "end_conversation"]

@@ -8,7 +8,7 @@
 
 Everything a tool, a model or a person supplied (arguments, outputs, messages, metadata)
 goes through the one redaction policy (`toolrail.core.redact`) and is cut to size.
-`toolrail.jsonish.dumps(event)` writes this same form.
+`toolrail._jsonish.dumps(event)` writes this same form.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from typing import Any, assert_never
 import orjson
 from returns.result import Failure, Result, Success
 
+from toolrail._jsonish import to_json_value
 from toolrail.core.call import ToolOutcome
 from toolrail.core.errors import ToolError
 from toolrail.core.redact import cut, redact_text
-from toolrail.events import (
+from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
     ToolCallRequested,
@@ -35,7 +36,6 @@ from toolrail.events import (
     ToolStarted,
     ToolUnregistered,
 )
-from toolrail.jsonish import to_json_value
 
 _CALL_EVENTS = (ToolCallRequested, ToolStarted, ToolProgress, ToolCompleted, ToolFailed)
 MAX_VALUE_BYTES = 65_536
