@@ -13,6 +13,8 @@ from bench import (
     log_throughput,
     mcp_overhead,
     railway_overhead,
+    routing_latency,
+    routing_quality,
     serve_overhead,
 )
 
@@ -23,6 +25,8 @@ async def main() -> None:
     await log_throughput.main()
     await mcp_overhead.main()
     await serve_overhead.main()
+    routing_quality.main()
+    routing_latency.main()
 
 
 if __name__ == "__main__":
