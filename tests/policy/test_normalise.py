@@ -183,3 +183,33 @@ def test_what_cannot_be_read_for_sure_is_asked_never_allowed() -> None:
     for line in ("sh script.sh", "git -c alias.status='!rm -rf /' status", "$X -rf /", "l? /"):
         decision = rules.decide("shell", {"command": line})
         assert decision.verdict == "ask", line
+
+
+@given(
+    st.sampled_from(["sh", "bash", "/bin/sh", "dash"]),
+    st.lists(st.sampled_from(["--", "-x", "-e", "+e", "-o errexit", "+o nounset"]), max_size=3),
+)
+def test_options_between_sh_c_and_its_command_do_not_hide_it(
+    shell_name: str, options: list[str]
+) -> None:
+    """`sh -c -- 'rm -rf x'`, `bash -c -o errexit 'rm -rf x'`: the command is the first word
+    that is not an option, as the shell reads it."""
+    spelled = " ".join(options)
+    if "--" in options:  # nothing after `--` is an option
+        spelled = " ".join(o for o in options if o != "--") + " --"
+    line = f"{shell_name} -c {spelled} 'rm -rf x'"
+    assert DENY_RM.decide("shell", {"command": line}).verdict == "deny", line
+    argv = [shell_name, "-c", *spelled.split(), "rm -rf x"]
+    assert DENY_RM.decide("shell", {"command": argv}).verdict == "deny", argv
+
+
+@given(st.sampled_from([".en?", ".e*", ".[e]nv", "{.env,}", "$PWD/.env", "~/.env", "${X}"]))
+def test_a_word_the_shell_would_expand_is_never_sure(word: str) -> None:
+    """In a command line a shell reads, `cat .en?` may be `cat .env`: deny rules cannot tell,
+    so it is asked; an allow list never allows it."""
+    denied = Rules.of(deny=["shell(cat .env*)"])
+    assert denied.decide("shell", {"command": f"cat {word}"}).verdict == "ask"
+    allowed = Rules.of(allow=["shell(cat *)"])
+    assert allowed.decide("shell", {"command": f"cat {word}"}).verdict == "ask"
+    # an argv list is not expanded by anyone: it is read as it is
+    assert allowed.decide("shell", {"command": ["cat", word]}).verdict == "allow"

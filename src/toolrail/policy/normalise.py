@@ -212,7 +212,10 @@ def _line(text: str, depth: int) -> Command:
         lexer.whitespace_split = True
         lexer.commenters = ""  # shlex ends a word at `#`; a shell does not (`status#; rm`)
         tokens = list(lexer)
-        sure = sure and not any(token.startswith("#") for token in tokens)
+        # a comment, or a word the shell would expand (`.en?`, `$X`, `~/x`, `{a,b}`): what
+        # runs is not what is written, so it is never allowed (quotes are gone by here, so
+        # a quoted glob counts too: the safe side)
+        sure = sure and not any(token.startswith("#") or _expands(token) for token in tokens)
     except ValueError:  # unbalanced quotes: fall back to whitespace, and never allow
         tokens, sure = text.split(), False
     found: list[Command] = []
@@ -226,6 +229,16 @@ def _line(text: str, depth: int) -> Command:
         else:
             current.append(token)
     return _join(found, sure)
+
+
+def _expands(word: str) -> bool:
+    """Whether a shell would rewrite this word: parameters, globs, a leading tilde, braces."""
+    return (
+        "$" in word
+        or any(mark in word for mark in "*?[")
+        or word.startswith("~")
+        or ("{" in word and "}" in word)
+    )
 
 
 def _simple(argv: list[str], depth: int) -> Command:
@@ -356,7 +369,7 @@ def _inner_command(program: str, rest: list[str], depth: int) -> Command | None:
     if program in _SHELLS:
         for index, word in enumerate(rest):
             if word.startswith("-") and not word.startswith("--") and "c" in word:
-                return _line(rest[index + 1] if index + 1 < len(rest) else "", depth + 1)
+                return _line(_command_string(rest[index + 1 :]), depth + 1)
         return Command((), sure=False)  # a script or stdin: what it runs is unknown
     if program == "find":
         found: list[Command] = []
@@ -367,6 +380,23 @@ def _inner_command(program: str, rest: list[str], depth: int) -> Command | None:
                 found.append(_simple(tail[:end], _MAX_DEPTH))
         return _join(found) if found else None
     return None
+
+
+def _command_string(words: list[str]) -> str:
+    """What `sh -c` runs: its first word that is not an option (`sh -c -e -- 'rm x'`: options
+    may come between `-c` and the command; `-o NAME` takes a value; `--` ends them)."""
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "--":
+            return words[index + 1] if index + 1 < len(words) else ""
+        if word in ("-o", "+o"):
+            index += 2
+        elif len(word) > 1 and word[0] in "-+":
+            index += 1
+        else:
+            return word
+    return ""
 
 
 def _git_subcommand_first(words: list[str]) -> tuple[list[str], bool]:

@@ -21,7 +21,10 @@ How a call is matched (exactly):
    only a command an unknown program might run from its arguments (`foo rm -rf /`), the
    call is asked.
    An allow rule set allows a command only if *every* simple command is matched by an
-   allow rule and the split was sure (no `$(...)`, backticks, redirections, subshells).
+   allow rule and the split was sure (no `$(...)`, backticks, redirections, subshells,
+   scripts, `VAR=` prefixes, and in a command line no word a shell would expand — `$X`,
+   globs, `~/`, `{a,b}`; an argv list is read as it is). A command that some rule reads
+   and that is not sure is asked, whatever the rules.
 
 Verdicts: deny beats ask beats allow, whatever the order the rules were written in. When
 there are allow rules, a call that none of them allows is **asked** (Claude Code's
