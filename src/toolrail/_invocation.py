@@ -20,6 +20,7 @@ calls were asked to stop, and the bodies abandoned after their deadline.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import inspect
 import math
@@ -250,10 +251,16 @@ def _resumed(
     body: Coroutine[Any, Any, Result[object, ToolError]], waiting_on: Any
 ) -> Generator[Any, Any, Result[object, ToolError]]:
     """Carry on a coroutine whose first step already ran: hand its task what it waits on,
-    and pass back what the task sends or throws in."""
+    and pass back what the task sends. It has had its cancellation once and ignored it: a
+    second one (the loop shutting down, at `asyncio.run`'s end) closes it for good, so a
+    body that swallows cancellations forever cannot keep a program from exiting."""
     while True:
         try:
             sent = yield waiting_on
+        except asyncio.CancelledError:
+            with contextlib.suppress(RuntimeError):  # "coroutine ignored GeneratorExit"
+                body.close()
+            raise
         except BaseException as error:
             try:
                 waiting_on = body.throw(error)
