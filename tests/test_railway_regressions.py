@@ -448,3 +448,18 @@ async def test_the_tools_own_breakage_still_opens_its_circuit() -> None:
     ex = Executor(ToolRegistry([down]), resilience=resilience)
     kinds = [(await ex.run(ToolCall(name="down"), CTX)).result.failure() for _ in range(3)]
     assert [type(k) for k in kinds] == [ExecutionFailed, ExecutionFailed, CircuitOpen]
+
+
+@pytest.mark.parametrize(
+    "root", [None, b"proj", 5, "pro\x00j", ["proj"]], ids=["none", "bytes", "int", "nul", "list"]
+)
+def test_a_context_refuses_a_root_that_is_not_a_path(root: object) -> None:
+    """#10.15: None, bytes or a number became a root named 'None', "b'proj'" or '5'."""
+    with pytest.raises((TypeError, ValueError)):
+        ExecutionContext(project_root=root)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("granted", [5, None, [1, 2], {"fs:read", 3}])
+def test_a_context_refuses_permissions_that_are_not_strings(granted: object) -> None:
+    with pytest.raises(TypeError):
+        ExecutionContext(permissions=granted)  # type: ignore[arg-type]

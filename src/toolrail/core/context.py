@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, cast
@@ -53,11 +54,18 @@ class ExecutionContext(Generic[DepsT]):
 
     def __post_init__(self) -> None:
         root, granted = cast(object, self.project_root), cast(object, self.permissions)
-        if not isinstance(root, Path):  # a str from a user who did not read the type
-            object.__setattr__(self, "project_root", Path(str(root)))
+        if not isinstance(root, Path):  # a str (or any os.PathLike) is taken as a path
+            if not isinstance(root, str | os.PathLike) or isinstance(root, bytes):
+                raise TypeError(f"project_root must be a path or a str, not {root!r}")
+            object.__setattr__(self, "project_root", Path(root))
+        if "\x00" in str(self.project_root):
+            raise ValueError("project_root must not contain a NUL character")
         if not isinstance(granted, frozenset):
-            permissions = (granted,) if isinstance(granted, str) else granted
-            object.__setattr__(self, "permissions", frozenset(cast("list[str]", permissions)))
+            many = isinstance(granted, Iterable) and not isinstance(granted, str)
+            items = list(cast("Iterable[object]", granted)) if many else [granted]
+            if not all(isinstance(item, str) for item in items):
+                raise TypeError(f"permissions must be strings, not {granted!r}")
+            object.__setattr__(self, "permissions", frozenset(cast("list[str]", items)))
 
     def for_call(
         self, call_id: str, on_progress: ProgressCallback | None = None
