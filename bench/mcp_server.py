@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
-server = MCPServer("bench")
+server = MCPServer("bench", log_level="WARNING")  # no per-request log lines: a fair peer
 
 
 @server.tool()
