@@ -4,6 +4,7 @@ and the log line, progress text, spill file and error message of a real call."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -287,3 +288,248 @@ def test_a_token_is_redacted_wherever_it_starts_in_a_run(prefix: str, token: str
 def test_mysql_glued_password_in_argv(program: str) -> None:
     """["mysql", "-phunter22"]: the value is glued to -p."""
     assert "hunter22" not in str(redact([program, "-u", "root", "-phunter22secret"]))
+
+
+# -- secret names in text: the same notion as for mapping keys, in any spelling (F4) --
+
+SECRET_NAME_WORDS = st.sampled_from(
+    [
+        ("secret", "key"),
+        ("signing", "key"),
+        ("encryption", "key"),
+        ("api", "token"),
+        ("db", "password"),
+        ("client", "secret"),
+        ("account", "key"),
+        ("access", "token"),
+        ("private", "key"),
+        ("connection", "string"),
+        ("database", "url"),
+        ("mfa", "code"),
+        ("auth",),
+        ("otp",),
+        ("dsn",),
+    ]
+)
+NAME_PREFIXES = st.sampled_from([(), ("my",), ("aws",), ("prod", "db")])
+SPELLINGS = st.sampled_from(
+    [
+        lambda w: w[0] + "".join(p.capitalize() for p in w[1:]),  # secretKey
+        lambda w: "".join(p.capitalize() for p in w),  # SecretKey
+        "_".join,  # secret_key
+        lambda w: "_".join(w).upper(),  # SECRET_KEY
+        "-".join,  # secret-key
+        lambda w: "-".join(p.capitalize() for p in w),  # Secret-Key
+        ".".join,  # secret.key
+    ]
+)
+NAME_SETTINGS = st.sampled_from(
+    [
+        "{name}={value}",
+        "{name}: {value}",
+        "{name} = {value}",
+        "export {name}='{value}'",
+        '{{"{name}": "{value}"}}',
+        '{{"cfg": "{{\\"{name}\\": \\"{value}\\"}}"}}',  # JSON inside a JSON string
+        "https://h/x?{name}={value}&y=1",
+        "config: {{{name}: {value}}}",
+    ]
+)
+PLAIN_VALUES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=8, max_size=24)
+
+
+@given(NAME_PREFIXES, SECRET_NAME_WORDS, SPELLINGS, NAME_SETTINGS, PLAIN_VALUES)
+def test_a_secret_name_in_any_spelling_hides_its_value_in_text(
+    prefix: tuple[str, ...],
+    words: tuple[str, ...],
+    spell: Callable[[tuple[str, ...]], str],
+    setting: str,
+    value: str,
+) -> None:
+    name = spell((*prefix, *words))
+    assert is_secret_key(name), name
+    assert redact({name: value}) == {name: REDACTED}
+    text = setting.format(name=name, value=value)
+    assert value not in redact_text(text).replace(REDACTED, ""), text
+
+
+@given(
+    st.from_regex(r"[a-z][a-z0-9_]{0,20}", fullmatch=True),
+    st.sampled_from(["=", ": ", " = ", '": "']),
+    PLAIN_VALUES,
+)
+def test_text_and_mapping_keys_agree_on_which_names_are_secret(
+    name: str, separator: str, value: str
+) -> None:
+    """A value assigned in text is hidden exactly when the same name as a key would be."""
+    text = f"set {name}{separator}{value} ok"
+    hidden = value not in redact_text(text)
+    assert hidden == is_secret_key(name), (name, redact_text(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "max_tokens=500 temperature: 0.5",
+        "time 12:30:45 path=/a/b/c",
+        "keyboard: qwerty-layout",
+        "tokenizer: bpe-default",
+        "the password is wrong, try again",
+        "docker run -u 1000:1000 image:latest",
+        "https://git@github.com/org/repo",
+        "https://example.com:8443/users/@alice",
+        "task-management-configuration-file-v2",
+        "bookmark-manager-settings-synchronisation",
+    ],
+)
+def test_ordinary_text_stays(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_a_value_after_an_ordinary_assignment_is_still_seen() -> None:
+    """`url=...?token=X`: the ordinary name's value is not consumed past a secret inside."""
+    assert "abcdefgh12" not in redact_text("url=https://x?token=abcdefgh12 next")
+
+
+# -- tokens glued to what precedes them (F6) --
+
+GLUED_TOKENS = st.sampled_from(
+    [
+        "sk-ant-api03-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210",
+        "sk-proj-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210",
+        "ghp_ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210",
+        "github_pat_11A_ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210",
+        "glpat-ZyXwVuTsRqPoNmLkJiHgFeDc",
+        "xoxb-123456789012-ZyXwVuTsRqPoNmLkJiHg",
+        "AKIAZYXWVUTSRQPONMLK",
+        "sk_live_ZyXwVuTsRqPoNmLkJiHgFeDc",
+        "hf_ZyXwVuTsRqPoNmLkJiHgFeDcBa987654",
+        "npm_ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210",
+        "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLTEyMzQtNTY3OC05MDEyLWFiY2RlZmdo",
+    ]
+)
+
+
+@given(
+    st.one_of(
+        st.text(alphabet=ALNUM, min_size=1, max_size=12),
+        st.integers(min_value=100, max_value=6000).map(lambda n: "x" * n),
+    ),
+    GLUED_TOKENS,
+    st.sampled_from(["{}", "see {} here", '{{"v": "{}"}}', "a.{}"]),
+)
+def test_a_token_glued_to_letters_or_digits_is_redacted(
+    glued: str, token: str, context: str
+) -> None:
+    """`Xghp_...`, `1sk-ant-...`, a key at the end of a 5,000-character run."""
+    assert "ZyXwVuTsRq"[:8] not in redact_text(context.format(glued + token))
+    assert token[8:24] not in redact_text(context.format(glued + token))
+
+
+# -- more shapes (F7) --
+
+MORE_LEAKS = {
+    "url user token": ("https://ghtoken1234567890abc@github.com/x", "ghtoken1234567890"),
+    "url password with /": ("https://u:pa/ss1234567@h/x", "ss1234567"),
+    "netrc one line": ("machine h login u password hunter2hunter2", "hunter2hunter2"),
+    "netrc lines": ("machine h\n  login u\n  password hunter2hunter2\n", "hunter2hunter2"),
+    "cookie": ("Cookie: a=1; sessionid=abcdefgh12345678", "abcdefgh12345678"),
+    "set-cookie": ("Set-Cookie: session=abcdefgh12345678; HttpOnly", "abcdefgh12345678"),
+    "sshpass": ("sshpass -p hunter2hunter2 ssh host", "hunter2hunter2"),
+    "azure": (
+        "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abcdefgh12345678==;",
+        "abcdefgh1234",
+    ),
+    "pypi": ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLTEyMzQtNTY3OC05MDEy", "AgEIcHlwaS5vcmcCJGFi"),
+    "curl -u": ("curl -u alice:hunter2hunter2 https://x", "hunter2hunter2"),
+    "curl --user=": ("curl --user=alice:hunter2hunter2 https://x", "hunter2hunter2"),
+    "dsn": ("SENTRY_DSN=https://abcdef0123@o1.ingest.sentry.io/1", "abcdef0123"),
+    "database url": ("DATABASE_URL=postgres://u:hunter2hunter2@db/x", "hunter2hunter2"),
+    "connection string": (
+        '{"connectionString": "Server=x;Password=hunter2hunter2"}',
+        "hunter2hunter2",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_LEAKS))
+@pytest.mark.parametrize("context", ["{}", "log: {} end", "x\n{}\ny"])
+def test_more_secret_shapes_in_text(name: str, context: str) -> None:
+    text, secret = MORE_LEAKS[name]
+    assert secret not in redact_text(context.format(text)), name
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"command": ["curl", "-u", "user:pw-1234567", "https://x"]},
+        {"command": ["/usr/bin/curl", "--user", "user:pw-1234567"]},
+        {"command": ["curl", "-uuser:pw-1234567", "https://x"]},
+        {"command": ["sshpass", "-ppw-1234567", "ssh", "h"]},
+        {"headers": [["Authorization", "pw-1234567"], ["Accept", "json"]]},
+        {"pair": ("password", "pw-1234567")},
+        {"dsn": "pw-1234567", "connection_string": "pw-1234567", "mfa_code": "pw-1234567"},
+        {"connectionString": "pw-1234567", "database_url": "pw-1234567", "otp": "pw-1234567"},
+    ],
+)
+def test_more_secret_shapes_in_data(value: object) -> None:
+    redacted = orjson.dumps(redact(value)).decode()
+    assert "pw-1234567" not in redacted
+    assert "user" in redacted or "Accept" in redacted or REDACTED in redacted
+
+
+def test_argv_keeps_what_is_not_secret() -> None:
+    assert redact(["docker", "run", "-u", "1000:1000", "img"]) == [
+        "docker",
+        "run",
+        "-u",
+        "1000:1000",
+        "img",
+    ]
+    assert redact(["curl", "-u", "ada:pw"]) == ["curl", "-u", f"ada:{REDACTED}"]
+    assert redact([["Accept", "json"]]) == [["Accept", "json"]]
+
+
+ADVERSARIAL_MORE = {
+    "glued key prefixes": "xsk-ant-" * 40_000,
+    "glued github prefixes": "Xghp_" * 60_000,
+    "aws prefixes": "AKIA" * 80_000,
+    "short assignments": "a=1 " * 80_000,
+    "distinct names": " ".join(f"n{i}=v" for i in range(50_000)),
+    "secret assignments with quotes": 'password="' * 30_000,
+    "escaped quotes": 'secretKey=\\"' * 30_000,
+    "netrc logins": "login a password " * 20_000,
+    "curl users": "curl -u a:" * 30_000,
+    "sshpass flags": "sshpass -p " * 30_000,
+    "cookie headers": "cookie:" * 40_000,
+    "url users": "://" + "a1" * 10 + "@" * 300_000,
+    "long name runs": ("n" * 200 + "=") * 1_500,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL_MORE))
+def test_more_hostile_text_is_redacted_without_a_stall(name: str) -> None:
+    done: list[str] = []
+    worker = threading.Thread(target=lambda: done.append(redact_text(ADVERSARIAL_MORE[name])))
+    worker.start()
+    worker.join(timeout=20)
+    assert done, f"redacting {name!r} did not finish"
+
+
+@tool
+def fails_with_a_key(token: str) -> str:
+    """Fail, repeating the key in the exception (as careless clients do)."""
+    raise RuntimeError(f"auth failed for token {token}")
+
+
+async def test_the_returned_error_does_not_show_a_secret() -> None:
+    """F5: the outcome the model and the caller read, not only the log, is redacted."""
+    key = "sk-ant-api03-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210-_zzzz"
+    ex = Executor(ToolRegistry([fails_with_a_key]))
+    outcome = await ex.run(
+        ToolCall(name="fails_with_a_key", arguments={"token": key}), ExecutionContext()
+    )
+    await ex.aclose()
+    message = outcome.result.failure().message
+    assert key[7:] not in message
+    assert "auth failed for token" in message

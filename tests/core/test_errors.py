@@ -102,3 +102,31 @@ def test_match_on_error_cases() -> None:
     assert route(TimedOut(message="m", timeout_s=2)) == "slow 2"
     assert route(UnknownTool(message="m", name="x")) == "retry"
     assert route(InternalError(message="m")) == "stop"
+
+
+ANTHROPIC_KEY = "sk-ant-api03-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210-_zzzz"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        f"auth failed for token {ANTHROPIC_KEY}",
+        "connect failed: password=hunter2hunter2",
+        '{"secretKey": "hunter2hunter2"}',
+    ],
+)
+def test_an_exception_s_text_is_redacted_when_it_becomes_an_error(said: str) -> None:
+    """The model and the caller read `ExecutionFailed.message`: no secret an exception
+    repeated survives into it."""
+    message = ExecutionFailed.from_exception(RuntimeError(said)).message
+    assert message.startswith("RuntimeError: ")
+    assert ANTHROPIC_KEY not in message
+    assert "hunter2hunter2" not in message
+
+
+def test_an_argument_issue_s_message_is_redacted_when_it_is_made() -> None:
+    """Whoever builds the issue, its message is redacted; its path stays readable."""
+    issue = ArgumentIssue(path="$.key", message=f"key {ANTHROPIC_KEY!r} is not valid")
+    assert ANTHROPIC_KEY not in issue.message
+    assert issue.path == "$.key"
+    assert ANTHROPIC_KEY not in InvalidArguments.of("t", (issue,)).message

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from returns.result import Failure, Success
 
 from toolrail import InvalidArguments, ParameterSchema
@@ -161,3 +161,37 @@ def test_any_text_gives_a_result(text: str | bytes) -> None:
     for schema in (ORDER, RAW):
         result = schema.validate(text)
         assert isinstance(result, Success) or isinstance(result.failure(), InvalidArguments)
+
+
+ANTHROPIC_KEY = "sk-ant-api03-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210-_zzzz"
+
+
+class Keyed(BaseModel):
+    key: str
+
+    @field_validator("key")
+    @classmethod
+    def refuse(cls, value: str) -> str:
+        raise ValueError(f"key {value!r} is not valid")  # a validator repeating the value
+
+
+def test_a_validator_repeating_a_rejected_key_does_not_show_it() -> None:
+    """Custom validators word their refusals with the value; the issue the model reads is
+    redacted, raw JSON or a dict alike."""
+    schema = ParameterSchema.from_model(Keyed)
+    for raw in ({"key": ANTHROPIC_KEY}, f'{{"key": "{ANTHROPIC_KEY}"}}'):
+        error = schema.check(raw, tool="t")
+        assert isinstance(error, InvalidArguments)
+        assert ANTHROPIC_KEY not in error.message
+        assert all(ANTHROPIC_KEY not in issue.message for issue in error.issues)
+        assert "$.key" in error.message  # which field, still readable
+
+
+def test_a_json_schema_issue_does_not_show_a_rejected_key() -> None:
+    schema = ParameterSchema.from_json_schema(
+        {"type": "object", "properties": {"mode": {"enum": ["a", "b"]}}}
+    )
+    error = schema.check({"mode": f"x{ANTHROPIC_KEY}"}, tool="t")
+    assert isinstance(error, InvalidArguments)
+    assert ANTHROPIC_KEY[7:] not in error.message
+    assert "$.mode" in error.message

@@ -27,6 +27,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from toolrail.core.redact import redact_text
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolError:
@@ -80,10 +82,16 @@ class ApprovalRequired(ToolError):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArgumentIssue:
-    """One thing wrong with a call's arguments, at a JSON path such as `$.items[2].qty`."""
+    """One thing wrong with a call's arguments, at a JSON path such as `$.items[2].qty`.
+
+    The message is redacted when the issue is made: validators word their refusals with the
+    rejected value (`key 'sk-ant-...' is not valid`), and the model reads them."""
 
     path: str
     message: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", redact_text(self.message))
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
@@ -123,14 +131,15 @@ class ExecutionFailed(ToolError):
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> ExecutionFailed:
-        """Describe an exception in one line, with a bounded traceback of where it was raised."""
+        """Describe an exception in one line, with a bounded traceback of where it was raised;
+        the text is redacted (`auth failed for token sk-...` is what exceptions say)."""
         name = type(exc).__name__
         try:
             text = str(exc).strip()
         except Exception:  # an exception whose __str__ raises is still a failure to report
             text = "<unprintable exception>"
         return cls(
-            message=f"{name}: {text}" if text else name,
+            message=redact_text(f"{name}: {text}") if text else name,
             exception_type=name,
             traceback=frames(exc),
         )

@@ -20,7 +20,7 @@ from returns.result import Failure, Result, Success
 
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import ArgumentIssue, InvalidArguments
-from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_text
+from toolrail.core.redact import REDACTED, is_secret_key, redact
 
 In = TypeVar("In")
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
@@ -227,8 +227,9 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
 
 
 def _message(error: Any) -> str:
-    """jsonschema's wording of an issue, without a secret field's rejected value."""
+    """jsonschema's wording of an issue, without a secret field's rejected value (the rest
+    is redacted by `ArgumentIssue` itself, as every issue's message is)."""
     message = str(error.message)
     if _names_a_secret(error.absolute_path):
         message = message.replace(repr(error.instance), REDACTED)
-    return redact_text(message)
+    return message

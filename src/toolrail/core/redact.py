@@ -1,20 +1,33 @@
 """The one redaction policy: secrets never reach a log, a screen, a file or a diagnostic.
 
 Every place a value can surface uses it — the JSONL log (arguments, outputs, error messages
-and details), the stream handler's progress text, spill files, library diagnostics and the
-MCP server's error text:
+and details), the stream handler's progress text, spill files, library diagnostics, the
+MCP server's error text, and the errors a call returns (`ExecutionFailed.from_exception`
+and every `ArgumentIssue` redact their text when they are made):
 
-- `redact(value)`: a copy of JSON-like data where values under secret-named keys
-  (`api_key`, `apiToken`, `dbPassword`, `secretKey`, `X-Api-Key`, `Authorization`, ...)
-  are replaced, argv flags like `--password X` / `--token=X` lose their values, and every
-  string goes through `redact_text`;
+- `is_secret_key(name)`: whether a name names a secret, in any spelling (`api_key`,
+  `apiToken`, `dbPassword`, `secretKey`, `signingKey`, `X-Api-Key`, `Authorization`,
+  `AccountKey`, `dsn`, `connectionString`, `DATABASE_URL`, `mfa_code`, `otp`, ...); not
+  `max_tokens`, `tokenizer`, nor `session` (a word too common to hide on its own; session
+  ids and tokens are caught as `sessionId` and `session_token`);
+- `redact(value)`: a copy of JSON-like data where values under secret-named keys are
+  replaced, argv flags like `--password X` / `--token=X` lose their values (`mysql -pX`,
+  `sshpass -pX`, and curl's `-u user:pw` its password), a pair `["Authorization", "..."]`
+  loses its second item, and every string goes through `redact_text`;
 - `redact_text(text)`: token-like substrings replaced — provider keys (`sk-...`,
-  `sk-ant-...`), GitHub (`ghp_`, `gho_`, `github_pat_`), Slack, AWS (`AKIA...`), Google
-  (`AIza...`), Stripe, Hugging Face, npm, JWTs — at the start of a run or after `.`, `_`,
-  `-` — PEM private keys (encrypted ones, and with escaped `\\n` inside JSON text), any
-  `Authorization:` value whatever its scheme, `Bearer`/`Basic` credentials, `user:pass@`
-  in URLs (to the last `@`), `mysql -pX`, and `password=...` / `db_pass=` /
-  `SECRET_KEY_BASE=` / `"token": "..."` / `--secret X` written in text;
+  `sk-ant-...`), GitHub (`ghp_`, `gho_`, `github_pat_`), GitLab, Slack, AWS (`AKIA...`),
+  Google (`AIza...`), Stripe, Hugging Face, npm, PyPI, JWTs — at the start of a run of
+  token characters or after `.`, `_`, `-`, and the distinctive prefixes (`sk-ant-`,
+  `sk-proj-`, `ghp_`, `github_pat_`, `AKIA`, `xoxb-`, `sk_live_`, `hf_`, `npm_`, `pypi-`,
+  `glpat-`) anywhere, even glued to what precedes them (`Xghp_...`); PEM private keys
+  (encrypted ones, and with escaped `\\n` inside JSON text); any `Authorization:` value
+  whatever its scheme, and `Cookie:` / `Set-Cookie:` values; `Bearer`/`Basic`
+  credentials; `user:pass@` in URLs (to the last `@`, or with a `/` in the password) and
+  a long token as the user (`https://TOKEN@host`); `mysql -pX`, `sshpass -p X`,
+  `curl -u user:X`, `.netrc`'s `password X`; and `name = value` / `name: value` /
+  `"name": "value"` (also inside JSON text) wherever `is_secret_key(name)` holds, so text
+  and mapping keys share one notion of a secret name (`secretKey=`, `AccountKey=`,
+  `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text;
 - `cut(value, max_bytes)`: redacted, then cut to size with a marker — the redaction looks
   past the cut, so a secret straddling it is replaced whole, never left as a prefix.
 
@@ -56,6 +69,8 @@ _SECRET_WORDS = frozenset(
         "creds",
         "jwt",
         "pw",
+        "dsn",  # a data source name carries its password (`sentryDsn`, `DSN`)
+        "totp",
     }
 )
 _SECRET_PARTS = ("password", "passwd", "passphrase", "secret", "credential", "privatekey")
@@ -67,6 +82,12 @@ _SECRET_COMPOUNDS = (
     "clientsecret",
     "authkey",
     "signingkey",
+    "accountkey",  # Azure storage
+    "connectionstring",
+    "connstring",
+    "databaseurl",
+    "mfacode",
+    "2facode",
 )
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
@@ -105,14 +126,32 @@ _PREFIXED = (
     r"|[srp]k_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe
     r"|hf_[A-Za-z0-9]{30,}"  # Hugging Face
     r"|npm_[A-Za-z0-9]{36,}"  # npm
+    r"|pypi-AgE[A-Za-z0-9_-]{40,}"  # PyPI (a macaroon: always `pypi-AgE...`)
+)
+# The prefixes no ordinary word contains, matched anywhere in a run, even glued to letters
+# or digits before them (`Xghp_...`, `1sk-ant-...`, `xxxx...sk-ant-...`). Not the bare
+# `sk-`/`pk-` family: "task-", "desk-", "bookmark-" end words.
+_GLUED = (
+    r"sk-(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{16,}"
+    r"|gh[pousr]_[A-Za-z0-9]{36,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|glpat-[A-Za-z0-9_-]{20,}"
+    r"|xox[abprs]-[0-9]{6,}-[A-Za-z0-9-]{6,}"
+    r"|A[KS]IA[0-9A-Z]{16}(?![0-9A-Za-z])"
+    r"|AIza[0-9A-Za-z_-]{35}"
+    r"|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"
+    r"|hf_[A-Za-z0-9]{30,}"
+    r"|npm_[A-Za-z0-9]{36,}"
+    r"|pypi-AgE[A-Za-z0-9_-]{40,}"
 )
 _TOKEN_FAMILIES = re.compile(
     _PREFIXED + r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"  # JWTs
 )
 # The prefixed families again, anywhere in a run after `.`, `_` or `-` (`config.sk-...`,
-# `token_ghp_...`): each fails within its fixed minimum length or consumes what it matched,
-# so this stays linear. JWTs only at a run's start: their first part is unbounded.
-_INNER_TOKENS = re.compile(r"(?<=[._-])(?:" + _PREFIXED + ")")
+# `token_ghp_...`), and the distinctive ones anywhere at all. Every alternative starts with
+# a fixed prefix, then either fails within its fixed minimum length or consumes what it
+# matched, so this stays linear. JWTs only at a run's start: their first part is unbounded.
+_INNER_TOKENS = re.compile(r"(?<=[._-])(?:" + _PREFIXED + ")|" + _GLUED)
 _FAMILIES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
     (guards, re.compile(pattern))
     for guards, pattern in (
@@ -131,21 +170,39 @@ _FAMILIES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
         ),
     )
 )
-_URL_CREDENTIALS = re.compile(r"(://)[^\s/:@]{1,256}:[^\s/]{0,256}@")  # to the last `@`
-_AUTHORIZATION = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value
-    r"((?i:authorization)[\"']?[ \t]{0,8}[:=][ \t]{0,8})(?:\\.|[^\"'\n\r\\]){1,2048}"
+_URL_CREDENTIALS = re.compile(  # to the last `@` before any `/`; or with `/` but no `@`
+    r"(://)[^\s/:@]{1,256}:(?:[^\s/]{0,256}@|(?![0-9]{1,5}/)[^\s@]{0,256}@)"
+)
+_URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no password
+_HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value
+    r"((?i:authorization|cookie)[\"']?[ \t]{0,8}[:=][ \t]{0,8})(?:\\.|[^\"'\n\r\\]){1,2048}"
 )
 _MYSQL_PASSWORD = re.compile(  # `mysql -phunter22`: the value is glued to -p
     r"((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb)\b[^\n]{0,256}?"
     r"[ \t]-p)[^\s\"']{1,512}"
 )
-_ASSIGNED = re.compile(  # a secret word, then up to 3 more name parts (`SECRET_KEY_BASE`)
-    r"((?i:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key"
-    r"|auth[_-]?token|private[_-]?key|(?<![a-z])pass)(?:[_.-][A-Za-z0-9]{1,24}){0,3}"
-    r"[\"']?[ \t]{0,8}[:=][ \t]{0,8})"
-    r"(?:\"[^\"\n]{1,65536}\"?|'[^'\n]{1,65536}'?|[^\s\"'&,;}\[\]]{1,65536})"
+_SSHPASS = re.compile(r"(\bsshpass\b[^\n]{0,256}?[ \t]-p[ \t]{0,8})[^\s\"']{1,512}")
+_CURL_USER = re.compile(  # `curl -u user:pw`: the user stays
+    r"((?<!\S)(?:-u|--user|-U|--proxy-user)(?:[ \t]{1,8}|=)?[\"']?[^\s:\"'@]{1,256}:)"
+    r"[^\s\"']{1,512}"
 )
-_ASSIGNED_GUARDS = ("pass", "pwd", "secret", "token", "key")
+_NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
+    r"((?:\blogin[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}|^[ \t]{0,64})(?:password|passwd)[ \t]{1,8})"
+    r"[^\s=:][^\s]{0,511}",
+    re.MULTILINE,
+)
+# `name = value` in text, where the name is a whole run of name characters (never a piece
+# of one) that `is_secret_key` calls secret: the same notion of a secret name, in any
+# spelling, for text as for mapping keys. The name is matched alone, so a value is only
+# consumed when it is replaced (`url=https://x?token=...` still finds `token=`).
+_NAME_ASSIGNED = re.compile(
+    r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})(\\?[\"']?[ \t]{0,8}[:=]=?[ \t]{0,8})"
+)
+_VALUE = re.compile(
+    r"\\\"[^\"\\\n]{1,65536}(?:\\\")?"  # inside JSON text: \"value\"
+    r"|\"[^\"\n]{1,65536}\"?|'[^'\n]{1,65536}'?"
+    r"|[^\s\"'&,;}\[\]]{1,65536}"
+)
 _FLAGGED = re.compile(
     r"(--?(?i:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-key)"
     r"(?:=|[ \t]{1,8}))[^\s\"']{1,512}"
@@ -167,25 +224,50 @@ def redact_text(text: str) -> str:
             text = pattern.sub(REDACTED, text)
     if "://" in text and "@" in text:
         text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
+        text = _URL_USER.sub(_url_user, text)
     lowered = text.lower()
-    if "uthorization" in lowered:
-        text = _AUTHORIZATION.sub(rf"\1{REDACTED}", text)
+    if "uthorization" in lowered or "ookie" in lowered:
+        text = _HEADER.sub(rf"\1{REDACTED}", text)
     if "-p" in text and ("mysql" in lowered or "mariadb" in lowered):
         text = _MYSQL_PASSWORD.sub(rf"\1{REDACTED}", text)
-        lowered = text.lower()
-    if any(guard in lowered for guard in _ASSIGNED_GUARDS) and ("=" in text or ":" in text):
-        text = _ASSIGNED.sub(_assigned, text)
+    if "-p" in text and "sshpass" in lowered:
+        text = _SSHPASS.sub(rf"\1{REDACTED}", text)
+    if ("-u" in text or "-U" in text) and "curl" in lowered:
+        text = _CURL_USER.sub(rf"\1{REDACTED}", text)
+    if "password" in text or "passwd" in text:
+        text = _NETRC.sub(rf"\1{REDACTED}", text)
+    if "=" in text or ":" in text:
+        text = _redact_assignments(text)
+    lowered = text.lower()
     if "-" in text and any(guard in lowered for guard in ("pass", "token", "secret", "key")):
         text = _FLAGGED.sub(rf"\1{REDACTED}", text)
     return text
 
 
-def _assigned(match: re.Match[str]) -> str:
-    """`key=value` with the value replaced, its quotes kept."""
-    value = match.group()[len(match.group(1)) :]
-    quote = value[0] if value[0] in "\"'" else ""
-    closed = quote if len(value) > 1 and value.endswith(quote) else ""
-    return f"{match.group(1)}{quote}{REDACTED}{closed}"
+def _redact_assignments(text: str) -> str:
+    """`secret_name = value` with the value replaced, its quotes kept."""
+    parts: list[str] = []
+    done = 0
+    for name in _NAME_ASSIGNED.finditer(text):
+        if name.start() < done or not is_secret_key(name.group(1)):
+            continue
+        value = _VALUE.match(text, name.end())
+        if value is None:
+            continue
+        quote = next((q for q in ('\\"', '"', "'") if value.group().startswith(q)), "")
+        body = value.group()[len(quote) :]
+        closed = quote if quote and body.endswith(quote) and len(body) > len(quote) else ""
+        parts += (text[done : name.end()], quote, REDACTED, closed)
+        done = value.end()
+    return "".join(parts) + text[done:] if parts else text
+
+
+def _url_user(match: re.Match[str]) -> str:
+    """`https://TOKEN@host`: a long user part with a digit is a token, not a name."""
+    user = match.group(2)
+    if user == REDACTED or not any(c.isdigit() for c in user):
+        return match.group()
+    return f"{match.group(1)}{REDACTED}@"
 
 
 def _token(run: re.Match[str]) -> str:
@@ -218,27 +300,56 @@ def redact(value: object, *, depth: int = 0) -> object:
 
 
 def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[object]:
-    """A list, where a secret-named flag (`--password`, `-token`) hides the next item."""
+    """A list, where a secret-named flag (`--password`, `-token`) hides the next item, a
+    pair `["Authorization", "..."]` hides its second, and `curl -u user:pw` its password."""
+    if _secret_pair(items):
+        return [items[0], REDACTED]
     result: list[object] = []
     hide_next = False
-    mysql = bool(items) and str(items[0]).rsplit("/", 1)[-1] in _MYSQL_PROGRAMS
+    program = str(items[0]).rsplit("/", 1)[-1] if items else ""
+    glued_p = program in _GLUED_P_PROGRAMS
+    curl = program == "curl"
     for item in items:
-        if mysql and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
+        if glued_p and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
             result.append(f"-p{REDACTED}")  # `mysql -phunter22`
             continue
         if hide_next:
-            result.append(REDACTED)
+            hidden = REDACTED
+            if curl and isinstance(item, str) and ":" in item:  # `-u user:pw`
+                hidden = f"{item.split(':', 1)[0]}:{REDACTED}"
+            result.append(hidden)
             hide_next = False
             continue
         result.append(redact(item, depth=depth + 1))
         if isinstance(item, str) and item.startswith("-") and "=" not in item:
-            hide_next = is_secret_key(item.lstrip("-")) or item.lstrip("-") in ("pass", "p")
+            flag = item.lstrip("-")
+            hide_next = is_secret_key(flag) or flag in ("pass", "p")
+            hide_next = hide_next or (curl and item in _CURL_USER_FLAGS)
+    if curl:
+        return [_curl_glued_user(item) for item in result]
     return result
 
 
-_MYSQL_PROGRAMS = frozenset(
-    {"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mariadb"}
+def _secret_pair(items: list[object] | tuple[object, ...]) -> bool:
+    """`["Authorization", "..."]`, `("password", "...")`: a header or a setting as a pair."""
+    if len(items) != 2 or not isinstance(items[0], str) or items[1] in (None, ""):
+        return False
+    return not items[0].startswith("-") and is_secret_key(items[0])
+
+
+_GLUED_P_PROGRAMS = frozenset(
+    {"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mariadb", "sshpass"}
 )
+_CURL_USER_FLAGS = frozenset({"-u", "--user", "-U", "--proxy-user"})
+
+
+def _curl_glued_user(item: object) -> object:
+    """`-uuser:pw` / `--user=user:pw` in curl's argv: the password goes."""
+    if isinstance(item, str) and ":" in item and REDACTED not in item:
+        for flag in ("--proxy-user=", "--user=", "-u", "-U"):
+            if item.startswith(flag) and len(item) > len(flag):
+                return f"{item.split(':', 1)[0]}:{REDACTED}"
+    return item
 
 
 def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object:
