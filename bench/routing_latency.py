@@ -142,6 +142,25 @@ def measure(n: int) -> dict[str, float]:
     }
 
 
+def measure_semantic(n: int, asked: int = 100) -> dict[str, float] | None:
+    """Per-query p50/p95 with the `[semantic]` extra, and the first search that encodes the
+    catalogue; None without the extra."""
+    try:
+        from toolrail.routing.semantic import SemanticIndex
+    except ModuleNotFoundError:
+        return None
+    router = Router(ToolRegistry(synthetic(n)), semantic=SemanticIndex())
+    started = time.perf_counter()
+    router.search("warm up", k=10)
+    encode_s = time.perf_counter() - started
+    timings = []
+    for q in queries()[:asked]:
+        started = time.perf_counter()
+        router.search(q, k=10)
+        timings.append((time.perf_counter() - started) * 1000)
+    return {"p50": percentile(timings, 50), "p95": percentile(timings, 95), "encode_s": encode_s}
+
+
 def context_bytes(n: int = 300, k: int = 8) -> tuple[int, int]:
     """Bytes of OpenAI tool definitions per turn: every tool, and top-k + find_tools."""
     tools = synthetic(n)
@@ -161,6 +180,14 @@ def main() -> None:
         print(
             f"{n:>7} {m['p50']:8.2f} {m['p95']:8.2f} {m['build_ms']:9.0f} "
             f"{m['update_ms']:10.3f} {m['rate']:9.0f}"
+        )
+    fused = measure_semantic(1_000)
+    if fused is None:
+        print("semantic: SKIPPED, install toolrail[semantic]")
+    else:
+        print(
+            f"  1000 + semantic: p50 {fused['p50']:.1f} ms, p95 {fused['p95']:.1f} ms; "
+            f"first search encodes the catalogue in {fused['encode_s']:.1f} s"
         )
     every, routed = context_bytes()
     print(

@@ -20,6 +20,7 @@ from toolrail.routing.text import words
 
 if TYPE_CHECKING:
     from toolrail.executor import Executor
+    from toolrail.routing.semantic import SemanticIndex
 
 DEPRECATED_TAG = "deprecated"
 """A tool is deprecated when it carries this tag, or its description starts with
@@ -51,6 +52,15 @@ class RoutingSettings:
     deprecated_penalty: float = 0.5
     health_min_calls: int = 5
     """A health record counts once it has this many calls: factor 0.5 + success rate / 2."""
+    fusion_k: int = 60
+    """Reciprocal rank fusion's k (Cormack, Clarke & Buettcher, 2009: 60, not tuned): with a
+    semantic index, a tool scores the sum of 1 / (k + rank) over the lexical and semantic
+    rankings, so neither ranking's score scale matters."""
+    fusion_depth: int = 100
+    """How many tools of each ranking take part in the fusion."""
+    min_similarity: float = 0.5
+    """With a semantic index, a request with too little lexical evidence is still relevant
+    when its embedding's cosine to some tool reaches this: a paraphrase, not a shared topic."""
 
 
 class Router:
@@ -85,13 +95,16 @@ class Router:
         agents: AgentToolTable | None = None,
         pinned: Iterable[str] = (),
         settings: RoutingSettings | None = None,
+        semantic: SemanticIndex | None = None,
     ) -> None:
+        """`semantic` (the `[semantic]` extra's `SemanticIndex`) fuses embeddings in."""
         self.registry = registry
         self.executor = executor
         self.agents = agents if agents is not None or executor is None else executor.agents
         self.pinned = tuple(pinned)
         self.settings = settings or RoutingSettings()
         self.index = LexicalIndex()
+        self.semantic = semantic
         self.failures = ConversationFailures()
         self._seen_version = -1
         self._visible_names: tuple[object, set[str]] = ((), set())
@@ -107,19 +120,29 @@ class Router:
         current = {t.name: t for t in self.registry}
         for name in self.index.names():
             if name not in current:
-                self.index.remove(name)
+                self._forget(name)
         for name, found in current.items():
             if name not in self.index:
-                self.index.add(found)
+                self._add(found)
         self._seen_version = self.registry.version
 
     def _changed(self, change: str, tool: AnyTool) -> None:
         if change == "register":
-            self.index.add(tool)
+            self._add(tool)
         else:
-            self.index.remove(tool.name)
+            self._forget(tool.name)
         if self._seen_version == self.registry.version - 1:
             self._seen_version = self.registry.version
+
+    def _add(self, tool: AnyTool) -> None:
+        self.index.add(tool)
+        if self.semantic is not None:
+            self.semantic.add(tool)
+
+    def _forget(self, name: str) -> None:
+        self.index.remove(name)
+        if self.semantic is not None:
+            self.semantic.remove(name)
 
     def observe(self, event: ToolEvent) -> None:
         """A sink: remembers, per conversation, the tools that failed and not yet succeeded."""
@@ -192,7 +215,7 @@ class Router:
     ) -> tuple[Match, ...]:
         terms = words(query)
         if not terms or k <= 0:
-            return ()
+            return ()  # a request with no content word (embeddings would guess at filler)
         index = self.index
         unique = set(terms)
         idf = {t: index.idf(t) for t in unique}
@@ -204,17 +227,44 @@ class Router:
                 for name, value in scores.items()
                 if name not in skip and (allowed is None or name in allowed)
             }
-        if not scores:
+        similar = self._similar(query, allowed, skip)
+        if not scores and not similar:
             return ()
         size = max(3 * k, 30)
-        pool = self._pool(scores, size, failed, unique, idf, information)
+        relevance = self._fuse(scores, similar) if similar else scores
+        pool = self._pool(relevance, size, failed, unique, idf, information)
+        for c in pool:
+            c.signals["bm25"] = round(scores.get(c.tool.name, 0.0), 4)
+            if similar:
+                c.signals["similarity"] = round(similar.get(c.tool.name, 0.0), 4)
         floor = self.settings.min_evidence * index.idf("")
-        if not self._evident(unique, idf, floor, scores, pool):
+        close = max(similar.values(), default=0.0) >= self.settings.min_similarity
+        if not close and not self._evident(unique, idf, floor, scores, pool):
             return ()
         return tuple(
             Match(c.tool, round(c.score, 4), c.signals)
             for c in diverse(pool, k, self.settings.diversity, index.vector)
         )
+
+    def _similar(self, query: str, allowed: set[str] | None, skip: set[str]) -> dict[str, float]:
+        """Cosine of the request to each tool it may be shown (empty without embeddings)."""
+        if self.semantic is None:
+            return {}
+        return {
+            name: value
+            for name, value in self.semantic.similarities(query).items()
+            if name not in skip and (allowed is None or name in allowed)
+        }
+
+    def _fuse(self, scores: dict[str, float], similar: dict[str, float]) -> dict[str, float]:
+        """Reciprocal rank fusion of the lexical and semantic rankings."""
+        k, depth = self.settings.fusion_k, self.settings.fusion_depth
+        fused: dict[str, float] = {}
+        for ranking in (scores, similar):
+            top = heapq.nlargest(depth, ranking.items(), key=itemgetter(1))
+            for rank, (name, _) in enumerate(top, start=1):
+                fused[name] = fused.get(name, 0.0) + 1.0 / (k + rank)
+        return fused
 
     def _pool(
         self,
@@ -232,18 +282,17 @@ class Router:
         while True:
             top = heapq.nlargest(window, scores.items(), key=itemgetter(1))
             candidates: list[Candidate] = []
-            for name, bm25 in top:
+            for name, relevance in top:
                 found = self.registry.find(name)
                 if found is None:
                     continue
                 matched = self.index.matched(name, unique)
                 signals: dict[str, object] = {
-                    "bm25": round(bm25, 4),
                     "coverage": round(sum(idf[t] for t in matched) / information, 3),
                     "matched": sorted(matched),
                 }
                 factor = self._factor(found, failed, signals)
-                candidates.append(Candidate(bm25 * factor, found, signals))
+                candidates.append(Candidate(relevance * factor, found, signals))
             candidates.sort(key=lambda c: c.score, reverse=True)
             complete = len(top) < window or len(top) == len(scores)
             if complete or (len(candidates) >= size and candidates[size - 1].score >= top[-1][1]):

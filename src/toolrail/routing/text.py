@@ -22,6 +22,15 @@ STOP_WORDS = frozenset(_STOP.split())
 """Function words and request filler ("please tell me", "I want", "help"): they name no tool."""
 
 
+def identifier_words(text: str) -> list[str]:
+    """`text` split into lower-case words, identifiers too, nothing dropped or stemmed.
+
+    >>> identifier_words("getCurrentTime of mcp__git__log")
+    ['get', 'current', 'time', 'of', 'mcp', 'git', 'log']
+    """
+    return [raw.lower() for raw in _WORD.findall(text)]
+
+
 _CACHE: dict[str, str] = {}
 _CACHE_SIZE = 100_000
 """Stems by raw token: a catalogue repeats a small vocabulary, so Porter runs once a word."""
