@@ -59,3 +59,23 @@ def test_agent_loop_example(tmp_path: Path) -> None:
     out = run("agent_loop.py", tmp_path)
     assert "✔ ⚙️ weather: Oslo" in out
     assert out.strip().endswith("end_conversation — Oslo: 4°C.")
+
+
+def test_routing_demo_shows_the_few_tools_each_turn(tmp_path: Path) -> None:
+    """With the built-in catalogue, each turn sends a few tools' bytes and the work gets done."""
+    env = {**os.environ, "TOOLRAIL_METATOOL": str(tmp_path / "absent")}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "routing_demo.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        cwd=EXAMPLES,
+        env=env,
+    )
+    out = done.stdout
+    assert "synthetic catalogue: 271 tools" in out
+    assert "turn 1: 10 tools" in out
+    assert "✔ ⚙️ refund_payment" in out
+    assert "✔ ⚙️ send_email" in out
+    assert "end_conversation — Refunded and told the customer." in out
