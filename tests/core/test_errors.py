@@ -130,3 +130,22 @@ def test_an_argument_issue_s_message_is_redacted_when_it_is_made() -> None:
     assert ANTHROPIC_KEY not in issue.message
     assert issue.path == "$.key"
     assert ANTHROPIC_KEY not in InvalidArguments.of("t", (issue,)).message
+
+
+def test_every_error_text_is_redacted_when_made() -> None:
+    """Whoever builds an error (a tool, an MCP answer, toolrail itself), its text carries no
+    secret; InvalidArguments built from issues keeps each issue's own (redacted) wording."""
+    from toolrail import ExecutionFailed, TransportError
+    from toolrail.core.errors import ArgumentIssue
+
+    key = "sk-ant-api03-" + "Z" * 40
+    for error in (
+        ExecutionFailed(message=f"auth failed with {key}"),
+        TransportError(message=f"server said: token={key}", server="s"),
+    ):
+        assert key not in error.message
+        assert "[REDACTED]" in error.message
+    refused = InvalidArguments.of(
+        "t", (ArgumentIssue(path="$.token", message="required field is missing"),)
+    )
+    assert "$.token: required field is missing" in refused.message

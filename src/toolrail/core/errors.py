@@ -38,6 +38,13 @@ class ToolError:
     message: str
     model_can_fix: bool = False
 
+    def __post_init__(self) -> None:
+        # by construction: an error's text (a tool's exception, a server's answer, a
+        # validator's refusal) never carries a secret to the model, the caller or a screen
+        cleaned = redact_text(self.message)
+        if cleaned is not self.message and cleaned != self.message:
+            object.__setattr__(self, "message", cleaned)
+
     def __str__(self) -> str:
         return f"{self.kind}: {self.message}"
 
@@ -105,6 +112,12 @@ class InvalidArguments(ToolError):
     tool: str = ""
     issues: tuple[ArgumentIssue, ...] = ()
     model_can_fix: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.issues:  # made by hand: its text is redacted like any error's
+            ToolError.__post_init__(self)
+        # else: built from issues, each redacted already; a second pass would read the
+        # path of `$.token: required field is missing` as a key and hide the advice
 
     @classmethod
     def of(cls, tool: str, issues: tuple[ArgumentIssue, ...]) -> InvalidArguments:
