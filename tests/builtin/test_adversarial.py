@@ -226,7 +226,7 @@ async def test_shell_environment_is_scrubbed(
 
 async def test_shell_timeout_and_output_cap(project: Path) -> None:
     """A runaway program is stopped; huge output is cut with a marker."""
-    slow = make_shell({"sleep": Program()}, timeout_s=0.3)
+    slow = make_shell({"sleep": Program(paths=False)}, timeout_s=0.3)  # text operands
     result = await call(
         Executor(ToolRegistry([slow])), project, "shell", {"command": ["sleep", "30"]}
     )

@@ -4,8 +4,15 @@ One primitive, `open_inside`, checks and opens in one step: from a handle on the
 opens each component relative to the one before (`openat`: `os.open(..., dir_fd=...)`)
 with `O_NOFOLLOW`, so a symlink anywhere on the way — planted before, or swapped in while
 we work — is refused, never followed; then it checks the file it holds (`fstat`): a regular
-file with a second hard link (possibly to a file outside) is refused too. Nothing is
-decided on a path string that something else could change before it is used.
+file with a second hard link (possibly to a file outside) is refused too. A link count is
+a property of names, which move: a name swapped out after the open leaves an outside file
+with one link. So after `fstat` shows one link, the name we opened must still exist, in
+the directory we opened it from (Linux: `/proc/self/fd/N` reads that path, not "…
+(deleted)"); a removed name never comes back, so ours was then the file's only name. In
+between, the directory is read once: a rename or unlink drops the count before it removes
+the name, both under the directory's lock, and reading takes that lock, so one already
+under way has finished. Nothing is decided on a path string that something else could
+change before it is used.
 
 Only regular files and directories are ever handed out. Every open is `O_NONBLOCK` (cleared
 once the file is known to be regular), so a FIFO, socket or device planted in the project
@@ -136,18 +143,45 @@ def open_inside(
             fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, mode, dir_fd=parent)
         except OSError as error:
             raise _refusal(error, requested) from error
-    try:
-        held = os.fstat(fd)
-        if not (stat.S_ISREG(held.st_mode) or stat.S_ISDIR(held.st_mode)):
-            raise Refused(_special(requested))
-        if stat.S_ISREG(held.st_mode) and held.st_nlink > 1:
-            raise Refused(f"{requested!r} is a hard link; files with several names are not used")
-        if not flags & _NONBLOCK:
-            os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
+        try:
+            _check_held(fd, parent, name, requested)
+            if not flags & _NONBLOCK:
+                os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
     return fd
+
+
+def _check_held(fd: int, parent: int, name: str, requested: str) -> None:
+    """A directory, or a regular file whose only name is the one it was opened by."""
+    held = os.fstat(fd)
+    if stat.S_ISDIR(held.st_mode):
+        return
+    if not stat.S_ISREG(held.st_mode):
+        raise Refused(_special(requested))
+    if held.st_nlink > 1:
+        raise Refused(f"{requested!r} is a hard link; files with several names are not used")
+    if not _still_named(fd, parent, name, held):  # after the count: see the module's docstring
+        raise Refused(f"{requested!r} was replaced while it was opened; try again")
+
+
+_FD_LINKS = "/proc/self/fd"
+
+
+def _still_named(fd: int, parent: int, name: str, held: os.stat_result) -> bool:
+    """Whether the name `fd` was opened by still names it (checked after its link count)."""
+    with os.scandir(parent) as entries:  # waits for a rename or unlink holding the directory
+        next(entries, None)
+    try:
+        where = os.readlink(f"{_FD_LINKS}/{parent}")
+        return os.readlink(f"{_FD_LINKS}/{fd}") == os.path.join(where, name)
+    except OSError:  # no /proc: the name looked up again, the best a path can do
+        try:
+            now = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        except OSError:
+            return False
+        return (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
 
 
 def _refuse_special(parent: int, name: str, requested: str) -> None:

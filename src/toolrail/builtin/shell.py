@@ -5,18 +5,29 @@ Each allowed program names the options it accepts; any other argument starting w
 is refused, so a value cannot smuggle in an option (`--upload-pack=…`, `-exec`, `--pre`).
 Other arguments may not be absolute, use `..`, or name a path that resolves outside the
 project.
+
+A path operand is checked and used in one step: `open_inside` opens it (no link followed,
+no hard link, nothing special), the descriptor is kept and passed to the program, and the
+program is given `/proc/self/fd/N` in place of the name — it opens exactly what was
+checked, whatever is renamed, swapped or linked in afterwards. Where a program prints the
+stand-in (`grep pat f1 f2`, `wc -l f`, `head` headers), the output shows the name as
+written again. What a program opens *inside* a directory operand it opens by name: see
+the note above `_reads_tree` for what that leaves.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import fcntl
 import fnmatch
 import os
 import re
 import shutil
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,12 +45,20 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 @dataclass(frozen=True, slots=True)
 class Program:
-    """What one allowed program may be given: its options and, optionally, subcommands."""
+    """What one allowed program may be given: its options and, optionally, subcommands.
+
+    Its operands are files (`paths`): each must exist in the project and is handed over as
+    the descriptor that was checked. A program whose operands are text or pathspecs (echo,
+    git, sleep) says `paths=False`: they are passed as written."""
 
     options: frozenset[str] = frozenset()
     subcommands: frozenset[str] | None = None
     tree_options: frozenset[str] = frozenset()  # make it read every file under a directory
     tree_subcommands: frozenset[str] = frozenset()  # subcommands that read the work tree
+    paths: bool = True
+    values: frozenset[str] = frozenset()  # options that take the next argument as a value
+    pattern_first: bool = False  # the first operand is a pattern, unless a value option gives it
+    follow: tuple[str, ...] = ()  # options that make it follow a stand-in, not show it (ls -H)
 
 
 DEFAULT_PROGRAMS: Mapping[str, Program] = {
@@ -62,19 +81,52 @@ DEFAULT_PROGRAMS: Mapping[str, Program] = {
         ),
         frozenset({"status", "log", "diff", "show", "branch", "rev-parse", "ls-files"}),
         tree_subcommands=frozenset({"status", "diff"}),
+        paths=False,  # revisions and pathspecs, matched by git against its index: see `_git`
+        values=frozenset({"-n"}),
     ),
-    "ls": Program(frozenset({"-l", "-a", "-la", "-al", "-1", "-R", "-h", "-lh"})),
+    "ls": Program(frozenset({"-l", "-a", "-la", "-al", "-1", "-R", "-h", "-lh"}), follow=("-H",)),
     "cat": Program(),
-    "head": Program(frozenset({"-n"})),
-    "tail": Program(frozenset({"-n"})),
+    "head": Program(frozenset({"-n"}), values=frozenset({"-n"})),
+    "tail": Program(frozenset({"-n"}), values=frozenset({"-n"})),
     "wc": Program(frozenset({"-l", "-w", "-c"})),
     "grep": Program(
         frozenset({"-n", "-i", "-r", "-l", "-c", "-v", "-E", "-F", "-w", "-e"}),
         tree_options=frozenset({"-r"}),
+        values=frozenset({"-e"}),
+        pattern_first=True,
     ),
     "pwd": Program(),
-    "echo": Program(),
+    "echo": Program(paths=False),
 }
+
+# A stand-in for a held descriptor: what the program opens is the open file itself (Linux's
+# /proc magic link; elsewhere /dev/fd). A directory's ends in "/", so that what is resolved
+# is the directory, not the link (`ls -l`, `grep -r`).
+_FD_DIR = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+_STAND_IN = re.compile(re.escape(_FD_DIR) + r"/(\d+)(/?)")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pinned:
+    """A checked command: its argv with each path operand replaced by a stand-in for the
+    descriptor that was checked, the descriptors, and the name each stands for."""
+
+    argv: tuple[str, ...]
+    fds: tuple[int, ...] = ()
+    names: Mapping[int, str] = dataclasses.field(default_factory=dict)
+
+    def named(self, text: str) -> str:
+        """`text` with each stand-in shown as the operand the caller wrote."""
+        if not self.names:
+            return text
+
+        def back(found: re.Match[str]) -> str:
+            name = self.names.get(int(found[1]))
+            if name is None:
+                return found[0]
+            return (name.rstrip("/") or ".") + found[2]
+
+        return _STAND_IN.sub(back, text)
 
 
 def _refused(message: str) -> Failure[ToolError]:
@@ -84,20 +136,44 @@ def _refused(message: str) -> Failure[ToolError]:
 def check_command(
     argv: list[str], root: Path, programs: Mapping[str, Program]
 ) -> Result[list[str], ToolError]:
-    """The argv to run, or why it is refused."""
+    """The argv as given, or why it is refused. A check only: what runs is what
+    `pinned_command` holds."""
+    with pinned_command(argv, root, programs) as pinned:
+        return pinned.map(lambda _: argv)
+
+
+@contextmanager
+def pinned_command(
+    argv: list[str], root: Path, programs: Mapping[str, Program]
+) -> Iterator[Result[Pinned, ToolError]]:
+    """The command to run, each path operand held open as it was checked (closed on exit),
+    or why it is refused."""
+    with ExitStack() as held:
+        yield _pin(argv, root, programs, held)
+
+
+def _pin(
+    argv: list[str], root: Path, programs: Mapping[str, Program], held: ExitStack
+) -> Result[Pinned, ToolError]:
     if not argv:
         return _refused("give the command as a list: [program, arg, ...]")
     program, *args = argv
     spec = programs.get(program)
     if spec is None:
         return _refused(f"{program!r} is not allowed; allowed: {', '.join(sorted(programs))}")
+    lead = [program]
     if spec.subcommands is not None:
         if not args or args[0] not in spec.subcommands:
             allowed = ", ".join(sorted(spec.subcommands))
             return _refused(f"{program} needs one of these subcommands: {allowed}")
         if program == "git" and args[0] == "branch" and any(a[:1] != "-" for a in args[1:]):
             return _refused("git branch only lists branches here; it does not create them")
+        lead.append(args[0])
         args = args[1:]
+    pattern = spec.pattern_first and not any(arg in spec.values for arg in args)
+    value = False
+    rest: list[str] = []
+    names: dict[int, str] = {}
     for arg in args:
         if "\x00" in arg or "\n" in arg:
             return _refused("arguments may not contain NUL bytes or newlines")
@@ -105,17 +181,48 @@ def check_command(
             if arg not in spec.options:
                 allowed = ", ".join(sorted(spec.options)) or "none"
                 return _refused(f"option {arg!r} is not allowed for {program} (allowed: {allowed})")
-            continue
-        if arg.isdigit():
+            rest.append(arg)
+            value = arg in spec.values
             continue
         if arg.startswith(("/", "~")) or ".." in Path(arg).parts:
             return _refused(f"{arg!r} points outside the project root")
-        if os.path.lexists(root / arg):  # an existing path: no link on the way, no hard link
-            try:
-                os.close(open_inside(root, arg))
-            except Refused as refused:
-                return _refused(str(refused))
-    return Success(argv)
+        if value or pattern or not spec.paths:  # text: passed as written
+            value = pattern = False
+            problem = _text_problem(root, arg)
+            if problem is not None:
+                return _refused(problem)
+            rest.append(arg)
+            continue
+        try:
+            fd = _held(open_inside(root, arg), held)
+        except Refused as refused:
+            return _refused(str(refused))
+        names[fd] = arg
+        rest.append(f"{_FD_DIR}/{fd}" + ("/" if stat.S_ISDIR(os.fstat(fd).st_mode) else ""))
+    follow = spec.follow if names else ()
+    return Success(Pinned(argv=(*lead, *follow, *rest), fds=tuple(names), names=names))
+
+
+def _held(fd: int, held: ExitStack) -> int:
+    """`fd`, closed when `held` closes, and never 0-2 (the program's stdio takes those)."""
+    held.callback(os.close, fd)
+    if fd > 2:
+        return fd
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    held.callback(os.close, moved)
+    return moved
+
+
+def _text_problem(root: Path, arg: str) -> str | None:
+    """Text that names something in the project may not name a link or a special file (a
+    lint for pathspecs and patterns: the program is not handed the name's file)."""
+    if arg.isdigit() or not os.path.lexists(root / arg):
+        return None
+    try:
+        os.close(open_inside(root, arg))
+    except Refused as refused:
+        return str(refused)
+    return None
 
 
 def make_shell(
@@ -139,24 +246,38 @@ def make_shell(
             command: the program and its arguments, as a list (no shell syntax)
         """
         root = ctx.project_root.resolve()
-        checked = check_command(command, root, programs)
-        if isinstance(checked, Failure):
-            return checked
-        if _reads_tree(command, programs):
-            problem = await asyncio.to_thread(_tree_problem, root, skip_git=command[0] == "git")
-            if problem is not None:
-                return _refused(problem)
-        return await _run(checked.unwrap(), root, timeout_s, max_output)
+        with pinned_command(command, root, programs) as pinned:
+            if isinstance(pinned, Failure):
+                return pinned
+            if _reads_tree(command, programs):
+                skip_git = command[0] == "git"
+                problem = await asyncio.to_thread(_tree_problem, root, skip_git=skip_git)
+                if problem is not None:
+                    return _refused(problem)
+            return await _run(pinned.unwrap(), root, timeout_s, max_output)
 
     return shell
 
 
-# Only a program's top-level arguments go through `open_inside`; a program that recurses
-# (`grep -r`, git reading the work tree for status and diff) opens what it finds itself. A
-# symlink it meets is not followed (grep -r, git) and FIFOs and devices are skipped, but a
-# hard link is just a file: its content, possibly an outside file's, is read. So before such
-# a program runs, the project is walked (bounded, off the loop) and any regular file with a
-# second name is refused, like `open_inside` refuses it. `ls -R` lists names only: no walk.
+# Only a program's operands are pinned. For a directory operand the descriptor pins the
+# directory itself; what a program opens inside it, it opens by name (relative to the pinned
+# directory), and so does a program that reads the tree without operands (`grep -r pat`,
+# git status and diff). What that leaves, with a process in the project racing the call:
+# - symlinks: grep -r never follows one it meets (gnulib fts, FTS_PHYSICAL: directories
+#   and files opened relative to their parent with O_NOFOLLOW), nor does git in the work
+#   tree (it lstats and refuses paths beyond a link) — but git opens a file by its path
+#   from the root after its lstat, so a parent swapped for a symlink in that window can
+#   show an outside file's content in `git diff`. `ls -R` descends by name: a subdirectory
+#   swapped for a symlink between its lstat and its opendir lists an outside directory's
+#   names (with -l, their metadata), never file content.
+# - hard links: a hard link is just a file to all of them. So before such a program runs,
+#   the project is walked (bounded, off the loop) and any regular file with a second name
+#   is refused, like `open_inside` refuses it. The walk is a check and the program's read
+#   a later use: a hard link made after the walk is read (grep -r, git diff). Linux's
+#   fs.protected_hardlinks (on by default) lets only the file's owner, or someone who may
+#   read and write it, make that link. `ls -R` lists names only: no walk.
+# git's operands are revisions and pathspecs, matched against its index, so they are
+# passed as written (`paths=False`; a name that exists is still refused if it is a link).
 _TREE_WALK_LIMIT = 100_000
 
 
@@ -196,8 +317,9 @@ def _tree_problem(root: Path, *, skip_git: bool) -> str | None:
 
 
 async def _run(
-    argv: list[str], root: Path, timeout_s: float, max_output: int
+    pinned: Pinned, root: Path, timeout_s: float, max_output: int
 ) -> Result[object, ToolError]:
+    argv = list(pinned.argv)
     executable = shutil.which(argv[0], path=SAFE_PATH)
     if executable is None:
         return _refused(f"{argv[0]!r} is not installed")
@@ -224,6 +346,7 @@ async def _run(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
+            pass_fds=pinned.fds,
         )
     except OSError as error:
         return Failure(ExecutionFailed(message=f"cannot start {argv[0]}: {error.strerror}"))
@@ -242,7 +365,9 @@ async def _run(
         )
     finally:  # timed out, or the call cancelled (the executor's deadline): never left running
         await _stopped(process)
-    return Success({"exit_code": code, "stdout": stdout, "stderr": stderr})
+    return Success(
+        {"exit_code": code, "stdout": pinned.named(stdout), "stderr": pinned.named(stderr)}
+    )
 
 
 async def _capped(
