@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Literal
 
 import orjson
 import pydantic
@@ -29,7 +30,7 @@ from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.recording.events import McpServerStateChanged, ToolRegistered
 
 from .conftest import SERVER
-from .test_hub import Waiter
+from .test_hub import Waiter, free_port, serve, stop
 
 pytestmark = pytest.mark.anyio
 CTX = ExecutionContext(agent="t", permissions=frozenset({"mcp:connect"}))
@@ -105,6 +106,33 @@ async def test_an_oversized_message_fails_its_call_and_the_session_recovers(
         assert "max_message_bytes" in huge.failure().message
         assert await call(executor, "mcp__test__add", {"a": 1, "b": 1}) == Success(2)
         assert await call(executor, "mcp__test__big", {"chars": 10}) == Success("x" * 10)
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+async def test_an_oversized_message_over_http_fails_its_call_clearly(
+    transport: Literal["http", "sse"],
+) -> None:
+    """#6 over streamable HTTP and SSE: the same bound, the same clear failure, and the
+    next call works."""
+    port = free_port()
+    process = serve(transport, port)
+    try:
+        config = McpServerConfig(
+            name="web",
+            url=f"http://127.0.0.1:{port}/{'mcp' if transport == 'http' else 'sse'}",
+            transport=transport,
+            max_message_bytes=1_000_000,
+            timeout_s=60,
+        )
+        async with McpHub([config]) as hub:
+            executor = Executor(hub.registry)
+            huge = await call(executor, "mcp__web__big", {"chars": 20_000_000})
+            assert isinstance(huge, Failure)
+            assert isinstance(huge.failure(), TransportError)
+            assert "max_message_bytes" in huge.failure().message
+            assert await call(executor, "mcp__web__add", {"a": 1, "b": 1}) == Success(2)
+    finally:
+        stop(process)
 
 
 async def test_a_deadline_mid_message_resets_the_session(test_server: McpServerConfig) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
 import time
 from collections.abc import Callable
@@ -19,13 +20,13 @@ import mcp.types as mcp_types
 from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import CONNECTION_CLOSED
 from returns.result import Failure, Result, Success
 
 from toolrail._diagnostics import get_logger
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ExecutionFailed, TimedOut, ToolError, TransportError
+from toolrail.mcp.bounded_http import bounded_client
 from toolrail.mcp.config import McpServerConfig
 from toolrail.mcp.content import from_call_result
 from toolrail.mcp.stdio import StdioReport, bounded_stdio_client
@@ -287,16 +288,17 @@ class McpConnection:
                 params, errlog=self._errlog(), max_bytes=config.max_message_bytes, report=report
             )
         assert config.url is not None
+        bounded = functools.partial(bounded_client, config.max_message_bytes, report)
         if config.kind == "sse":
             return sse_client(
                 config.url,
                 headers=config.headers or None,
                 timeout=config.startup_timeout_s,
                 sse_read_timeout=config.max_timeout_s,
+                httpx_client_factory=bounded,
             )
-        http = None
-        if config.headers:  # the SDK leaves a client it was given open: we close it
-            http = await stack.enter_async_context(create_mcp_http_client(config.headers))
+        # the SDK leaves a client it was given open: we close it
+        http = await stack.enter_async_context(bounded(dict(config.headers) or None))
         return streamable_http_client(config.url, http_client=http)
 
     def _errlog(self) -> TextIO | None:
