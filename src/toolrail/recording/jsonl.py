@@ -185,28 +185,9 @@ class JsonlCallLog:
 
     def entry(self, event: ToolCompleted | ToolFailed) -> dict[str, Any]:
         """The log record for a finished call, redacted and cut to size."""
-        outcome, ctx = event.outcome, event.context
-        record: dict[str, Any] = {
-            "v": SCHEMA_VERSION,
-            "timestamp": _iso(outcome.started_at),
-            "finished_at": _iso(event.at),
-            "call_id": event.call_id,
-            "request_id": ctx.request_id,
-            "conversation_id": ctx.conversation_id,
-            "agent": ctx.agent,
-            "phase": ctx.phase,
-            "tool": event.tool,
-            "source": event.source,
-            "args": self._clean(_arguments(outcome.call.arguments), self.max_args_bytes),
-            "status": "success" if isinstance(event, ToolCompleted) else "failure",
-            "duration_ms": round(outcome.duration_ms, 3),
-            "attempts": outcome.attempts,
-            "trace": {
-                "call_stack": list(ctx.call_stack),
-                "batch_id": ctx.batch_id,
-                "trace_id": ctx.trace_id,
-            },
-        }
+        outcome = event.outcome
+        record = _common(event)
+        record["args"] = self._clean(_arguments(outcome.call.arguments), self.max_args_bytes)
         metadata = {k: v for k, v in outcome.metadata.items() if k != "source"}
         if metadata:  # what the tool attached (ctx.attach), and a person's edits
             record["metadata"] = self._clean(to_json_value(metadata), self.max_output_bytes)
@@ -220,40 +201,17 @@ class JsonlCallLog:
 
     def _minimal(self, event: ToolCompleted | ToolFailed, error: Exception) -> dict[str, Any]:
         """The fields every line has, when the full record could not be built."""
-        ctx = event.context
-        return {
-            "v": SCHEMA_VERSION,
-            "timestamp": _iso(event.outcome.started_at),
-            "finished_at": _iso(event.at),
-            "call_id": event.call_id,
-            "request_id": ctx.request_id,
-            "conversation_id": ctx.conversation_id,
-            "agent": ctx.agent,
-            "phase": ctx.phase,
-            "tool": event.tool,
-            "source": event.source,
-            "args": None,
-            "status": "success" if isinstance(event, ToolCompleted) else "failure",
-            "duration_ms": round(event.outcome.duration_ms, 3),
-            "attempts": event.outcome.attempts,
-            "trace": {
-                "call_stack": list(ctx.call_stack),
-                "batch_id": ctx.batch_id,
-                "trace_id": ctx.trace_id,
-            },
-            "record_error": f"{type(error).__name__}: the full record could not be built",
-            **(
-                {"output_type": "unrecorded", "output": None}
-                if isinstance(event, ToolCompleted)
-                else {
-                    "error": {
-                        "kind": event.error.kind,
-                        "message": "(not recorded)",
-                        "model_can_fix": event.error.model_can_fix,
-                    }
-                }
-            ),
-        }
+        record = _common(event)
+        record["record_error"] = f"{type(error).__name__}: the full record could not be built"
+        if isinstance(event, ToolCompleted):
+            record |= {"output_type": "unrecorded", "output": None}
+        else:
+            record["error"] = {
+                "kind": event.error.kind,
+                "message": "(not recorded)",
+                "model_can_fix": event.error.model_can_fix,
+            }
+        return record
 
     def write(self, record: Mapping[str, Any]) -> Result[None, OSError]:
         """Append one record as one line; a failure is returned, never raised. Text that is
@@ -306,6 +264,32 @@ class JsonlCallLog:
         if details:
             record["details"] = self._clean(details, self.max_output_bytes)
         return record
+
+
+def _common(event: ToolCompleted | ToolFailed) -> dict[str, Any]:
+    """The fields of every line, taken from the event alone (nothing a tool made)."""
+    outcome, ctx = event.outcome, event.context
+    return {
+        "v": SCHEMA_VERSION,
+        "timestamp": _iso(outcome.started_at),
+        "finished_at": _iso(event.at),
+        "call_id": event.call_id,
+        "request_id": ctx.request_id,
+        "conversation_id": ctx.conversation_id,
+        "agent": ctx.agent,
+        "phase": ctx.phase,
+        "tool": event.tool,
+        "source": event.source,
+        "args": None,
+        "status": "success" if isinstance(event, ToolCompleted) else "failure",
+        "duration_ms": round(outcome.duration_ms, 3),
+        "attempts": outcome.attempts,
+        "trace": {
+            "call_stack": list(ctx.call_stack),
+            "batch_id": ctx.batch_id,
+            "trace_id": ctx.trace_id,
+        },
+    }
 
 
 def _line(record: Mapping[str, Any]) -> bytes:
