@@ -36,3 +36,37 @@ def test_a_layer_imports_only_what_is_below_it(layer: str, may_not_import: tuple
             if name.startswith(allowed_inside):
                 continue
             assert not name.startswith(may_not_import), f"{path.name} imports {name}"
+
+
+def _prints_to_stdout(node: ast.AST) -> bool:
+    """A `print(...)` without `file=`, or a write to `sys.stdout`."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name) and func.id == "print":
+        return not any(k.arg == "file" for k in node.keywords)
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in ("write", "writelines")
+        and ast.unparse(func.value) in ("sys.stdout", "sys.__stdout__")
+    )
+
+
+def test_the_library_never_writes_to_stdout() -> None:
+    """A library is a guest: only the command line (`cli.py`, and a module run as a script)
+    writes to stdout; diagnostics go to stdlib logging, which toolrail never points there."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "cli.py":
+            continue
+        tree = ast.parse(path.read_text())
+        scripts = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)
+        ]
+        in_script = {id(inner) for block in scripts for inner in ast.walk(block)}
+        for node in ast.walk(tree):
+            if _prints_to_stdout(node) and id(node) not in in_script:
+                raise AssertionError(
+                    f"{path.relative_to(PACKAGE)}:{getattr(node, 'lineno', '?')} writes to stdout"
+                )
