@@ -131,12 +131,14 @@ class GeminiDialect:
             data, "candidates", 0, "finishReason"
         )
         calls: list[ToolCall] = []
-        for position, part in enumerate(parts):
+        for part in parts:
             call = part.get("function_call")
             if not isinstance(call, dict):
                 continue
             arguments: Any = call.get("args") or {}
-            if finish == "MAX_TOKENS" and position == len(parts) - 1:
+            # the finish reason is the whole turn's: which part came last says nothing
+            # (a stream may end on an empty or signature-only part)
+            if finish == "MAX_TOKENS":
                 arguments = cut_off(arguments, "the response hit MAX_TOKENS")
             calls.append(
                 ToolCall(
