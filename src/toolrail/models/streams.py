@@ -201,7 +201,10 @@ class GeminiTurn:
     calls: int = 0
 
     def add(self, chunk: Json) -> list[StreamEvent]:
-        self.response_id = str(chunk.get("response_id") or chunk.get("responseId") or "")
+        # the first id given is the turn's: a last usage-only chunk may come without one
+        self.response_id = self.response_id or str(
+            chunk.get("response_id") or chunk.get("responseId") or ""
+        )
         candidate = (chunk.get("candidates") or [{}])[0] or {}
         self.finish = candidate.get("finish_reason") or candidate.get("finishReason") or self.finish
         events: list[StreamEvent] = []
