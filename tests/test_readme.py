@@ -33,9 +33,8 @@ def test_every_readme_block_runs_as_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)  # whatever a block writes (logs/) lands here
-    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
-        monkeypatch.setenv(key, "not-a-real-key")  # SDK clients are built, never called
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(key, raising=False)  # as a newcomer runs it: no keys at all
     namespace: dict[str, object] = {"__name__": "readme"}
     for line, source in python_blocks(README.read_text(encoding="utf-8")):
         code = compile(source, f"README.md:{line}", "exec")
