@@ -166,7 +166,8 @@ class _Loaded:
     pins: Path | None
     permissions: Mapping[str, frozenset[str]] = field(default_factory=dict)
     gates: Gates | None = None
-    log_dir: Path = Path("logs")
+    log_dir: Path | None = Path("logs")
+    """Where calls are recorded; None: nowhere (tools from --module, no ./logs to write in)."""
     serve: ServeSection = field(default_factory=ServeSection)
 
     def context(self, agent: str | None) -> ExecutionContext:
@@ -183,7 +184,11 @@ class _Loaded:
 
 def _load(args: argparse.Namespace) -> Result[_Loaded, ConfigError]:
     if args.module:
-        return load_tools(args.module, root=Path.cwd()).map(lambda r: _Loaded(r, None, (), None))
+        # no config: record calls only where the user made a log directory, never unasked
+        logs = Path("logs") if Path("logs").is_dir() else None
+        return load_tools(args.module, root=Path.cwd()).map(
+            lambda r: _Loaded(r, None, (), None, log_dir=logs)
+        )
     path = Path(args.config) if args.config is not None else None
     if path is None and not Path("toolrail.toml").exists() and Path(".mcp.json").exists():
         path = Path(".mcp.json")  # with no toolrail.toml, an .mcp.json is the whole config
@@ -325,7 +330,7 @@ def _search(args: argparse.Namespace) -> int:
 def _call(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
         # without --agent the operator may call every tool; with it, that agent's table applies
-        call_log = JsonlCallLog(loaded.log_dir)  # CLI calls are recorded like any other
+        recorded = [] if loaded.log_dir is None else [JsonlCallLog(loaded.log_dir)]
         gates = loaded.gates
         if gates is not None and (args.approve or args.deny is not None or sys.stdin.isatty()):
             gates = replace(gates, approver=_terminal_approver(args.approve, args.deny))
@@ -333,11 +338,12 @@ def _call(args: argparse.Namespace) -> int:
             loaded.registry,
             agents=loaded.agents if args.agent else None,
             gates=gates,
-            sinks=[call_log],
+            sinks=recorded,
         )
         ctx = loaded.context(args.agent)
         outcome = await executor.run(ToolCall(name=args.name, arguments=args.args), ctx)
-        await call_log.aclose()
+        for call_log in recorded:
+            await call_log.aclose()
         match outcome.result:
             case Success(value):
                 print(dumps({"status": "success", "output": value}, indent=True).decode())
@@ -393,7 +399,8 @@ def _tools_explain(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
         # the same executor `call` builds: without --agent the operator may call every tool;
         # health and circuits as the recent call log left them (a new process knows no other)
-        recent = recent_entries(loaded.log_dir) if loaded.log_dir.is_dir() else []
+        logs = loaded.log_dir
+        recent = recent_entries(logs) if logs is not None and logs.is_dir() else []
         executor = Executor(
             loaded.registry,
             agents=loaded.agents if args.agent else None,
@@ -434,7 +441,7 @@ def _serve(args: argparse.Namespace) -> int:
             return 2
         from toolrail.serve import McpToolServer
 
-        sinks: list[Sink] = [JsonlCallLog(loaded.log_dir)]
+        sinks: list[Sink] = [] if loaded.log_dir is None else [JsonlCallLog(loaded.log_dir)]
         if args.progress:  # stdout carries the protocol: the operator reads stderr
             sinks.append(ToolStreamHandler(on_update=lambda u: print(u.text, file=sys.stderr)))
         if args.metrics_port is not None:
@@ -507,7 +514,10 @@ def _log_dir(args: argparse.Namespace) -> Result[Path, ConfigError]:
 def _existing(directory: Path) -> Result[Path, ConfigError]:
     if directory.is_dir():
         return Success(directory)
-    return Failure(ConfigError(f"no log directory at {directory}"))
+    hint = (
+        "" if Path("toolrail.toml").exists() else " (no toolrail.toml here: give --dir or --config)"
+    )
+    return Failure(ConfigError(f"no log directory at {directory}{hint}"))
 
 
 def _with_log_dir(args: argparse.Namespace, body: Callable[[Path], int]) -> int:
