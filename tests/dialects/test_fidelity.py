@@ -347,3 +347,37 @@ async def test_a_cut_off_call_never_runs(dialect: Any, response: dict[str, Any])
     result = await run(configure, call)
     assert isinstance(result, Failure)
     assert isinstance(result.failure(), InvalidArguments)
+
+
+class PickA(BaseModel):
+    kind: Literal["a"]
+    x: int = 7
+
+
+class PickB(BaseModel):
+    kind: Literal["b"]
+    x: int | None = None
+
+
+class Picking(BaseModel):
+    pick: PickA | PickB = Field(discriminator="kind")
+    m: int | None = 5
+
+
+@tool
+async def picking(args: Picking, ctx: ExecutionContext) -> Result[object, ToolError]:
+    """Echo the pick."""
+    return Success(args.model_dump())
+
+
+async def test_strict_nulls_are_read_per_union_member() -> None:
+    """A null inside a union member means what that member says (B's x takes null, A's
+    does not); a default behind a null the tool takes is unreachable, a reported loss."""
+    export = openai.export_tools([picking], strict=True)
+    sent = '{"pick": {"kind": "a", "x": null}, "m": null}'
+    [call] = openai.parse_tool_calls(chat_response("picking", sent), export)
+    assert await run(picking, call) == Success({"pick": {"kind": "a", "x": 7}, "m": None})
+    sent = '{"pick": {"kind": "b", "x": null}, "m": 1}'
+    [call] = openai.parse_tool_calls(chat_response("picking", sent), export)
+    assert await run(picking, call) == Success({"pick": {"kind": "b", "x": None}, "m": 1})
+    assert any("$.m" in loss and "5" in loss for loss in export.losses("picking"))

@@ -61,8 +61,11 @@ class _Reader:
     rules: ArgumentMap
     defs: dict[str, Any]
 
-    def views(self, schemas: list[Any], depth: int) -> list[dict[str, Any]]:
-        """The schemas a value meets: each one, its `$ref` target and its union members."""
+    def views(
+        self, schemas: list[Any], depth: int, value: Any = None, *, unions: bool = True
+    ) -> list[dict[str, Any]]:
+        """The schemas `value` meets: each one, its `$ref` target, its `allOf` members and
+        the union members its own constants (a discriminator) leave possible."""
         out: list[dict[str, Any]] = []
         for schema in schemas:
             if not isinstance(schema, dict) or depth > _MAX_DEPTH:
@@ -71,15 +74,47 @@ class _Reader:
             ref = schema.get("$ref")
             if isinstance(ref, str):
                 target = self.rules.schema if ref == "#" else self.defs.get(ref)
-                out.extend(self.views([target], depth + 1))
-            for key in ("anyOf", "oneOf", "allOf"):
+                out.extend(self.views([target], depth + 1, value, unions=unions))
+            members = schema.get("allOf")
+            if isinstance(members, list):
+                out.extend(self.views(members, depth + 1, value, unions=unions))
+            for key in ("anyOf", "oneOf"):
                 members = schema.get(key)
-                if isinstance(members, list):
-                    out.extend(self.views(members, depth + 1))
+                if unions and isinstance(members, list):
+                    fitting = [m for m in members if self.fits(value, m, depth + 1)]
+                    out.extend(self.views(fitting or members, depth + 1, value))
         return out
 
+    def fits(self, value: Any, member: Any, depth: int) -> bool:
+        """Whether an object could be this union member: no property it has is one the
+        member fixes (`const`, `enum`) to other values."""
+        if not isinstance(value, dict):
+            return True
+        for view in self.views([member], depth, value, unions=False):
+            properties = view.get("properties")
+            if not isinstance(properties, dict):
+                continue
+            for key, prop in properties.items():
+                if key not in value:
+                    continue
+                fixed = [
+                    v
+                    for own in self.views([prop], depth + 1, unions=False)
+                    if "enum" in own or "const" in own
+                    for v in _allowed(own)
+                ]
+                if fixed and not any(self.same(value[key], v) for v in fixed):
+                    return False
+        return True
+
+    def same(self, sent: Any, allowed: Any) -> bool:
+        if sent == allowed and type(sent) is type(allowed):
+            return True
+        as_text = self.rules.enums_as_strings and isinstance(sent, str)
+        return as_text and not isinstance(allowed, str) and json_text(allowed) == sent
+
     def value(self, value: Any, schemas: list[Any], depth: int) -> Any:
-        views = self.views(schemas, depth)
+        views = self.views(schemas, depth, value)
         if isinstance(value, str) and self.rules.enums_as_strings:
             return self.enum_value(value, views)
         if isinstance(value, dict):

@@ -163,6 +163,13 @@ class _Strict:
         out: dict[str, Any] = {}
         for name, prop in properties.items():
             sub = self.node(prop, f"{path}.{name}")
+            if name not in required and _unreachable_default(prop, self.defs):
+                lost(
+                    self.notes,
+                    f"{path}.{name}",
+                    f"default {prop['default']!r} (a null means None here, so the model "
+                    "cannot ask for the default)",
+                )
             if name not in required:
                 sub = nullable(sub)
                 changed(self.notes, f"{path}.{name}", "optional: required and nullable")
@@ -170,6 +177,12 @@ class _Strict:
         node["properties"] = out
         node["required"] = list(out)
         node["additionalProperties"] = False
+
+
+def _unreachable_default(prop: Any, defs: dict[str, Any]) -> bool:
+    """An optional property that takes null and defaults to something else: strict mode
+    makes it required, and its null is None, so nothing asks for the default."""
+    return isinstance(prop, dict) and prop.get("default") is not None and accepts_null(prop, defs)
 
 
 def nullable(prop: Schema) -> Schema:
