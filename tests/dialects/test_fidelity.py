@@ -381,3 +381,62 @@ async def test_strict_nulls_are_read_per_union_member() -> None:
     [call] = openai.parse_tool_calls(chat_response("picking", sent), export)
     assert await run(picking, call) == Success({"pick": {"kind": "b", "x": None}, "m": 1})
     assert any("$.m" in loss and "5" in loss for loss in export.losses("picking"))
+
+
+def _strict_report(schema: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    async def echo(args: object, ctx: ExecutionContext) -> Result[object, ToolError]:
+        return Success(args)
+
+    t = Tool(
+        name="t", description="t", parameters=ParameterSchema.from_json_schema(schema), execute=echo
+    )
+    export = openai.export_tools([t], strict=True)
+    return export.tools[0]["function"], export.losses("t")
+
+
+@pytest.mark.parametrize(
+    ("prop", "defs", "keyword"),
+    [
+        ({"$ref": "#/$defs/N", "maximum": 3}, {"N": {"type": "integer"}}, "maximum"),
+        (
+            {"$ref": "#/$defs/T", "maxItems": 2},
+            {"T": {"type": "array", "items": {"$ref": "#/$defs/T"}}},
+            "maxItems",
+        ),
+    ],
+)
+def test_openai_strict_keeps_a_ref_sibling_or_reports_it_lost(
+    prop: dict[str, Any], defs: dict[str, Any], keyword: str
+) -> None:
+    """A constraint beside a `$ref` is kept on the inlined target, or (beside a recursive
+    one, where strict takes nothing) named in `losses()`."""
+    schema = {"type": "object", "properties": {"p": prop}, "required": ["p"], "$defs": defs}
+    function, losses = _strict_report(schema)
+    assert function["strict"] is True
+    kept = function["parameters"]["properties"]["p"].get(keyword) == prop[keyword]
+    assert kept or any(keyword in loss for loss in losses)
+    assert violations(OPENAI_STRICT, function["parameters"]) == []
+
+
+@pytest.mark.parametrize("pattern", [r"^(a)\1$", r"^(?P<x>a)(?P=x)$"])
+def test_openai_strict_reports_backreferences(pattern: str) -> None:
+    """Backreferences, `\\1` and Python's `(?P=name)` alike, are reported lost."""
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": pattern}}}
+    function, losses = _strict_report(schema)
+    assert "pattern" not in function["parameters"]["properties"]["s"]
+    assert any("pattern" in loss for loss in losses)
+
+
+@pytest.mark.parametrize(
+    "prop",
+    [
+        {"type": "string", "enum": [f"{i:03d}" + "v" * 57 for i in range(300)]},
+        {"type": "object", "properties": {f"p{i}": {"const": "x" * 400} for i in range(400)}},
+    ],
+)
+def test_openai_strict_size_limits_count_enums_and_consts(prop: dict[str, Any]) -> None:
+    """Over 250 enum values of more than 15,000 characters, and const values past the
+    120,000 characters, are past strict mode's limits: sent with strict off, and said."""
+    schema = {"type": "object", "properties": {"p": prop}, "required": ["p"]}
+    function, _ = _strict_report(schema)
+    assert function["strict"] is False

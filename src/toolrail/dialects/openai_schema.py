@@ -24,8 +24,13 @@ from toolrail.dialects.schema import (
     recursive_refs,
 )
 
+_STRUCTURE = frozenset(
+    {"type", "properties", "required", "additionalProperties", "items", "prefixItems"}
+    | {"anyOf", "oneOf", "allOf", "enum", "const"}
+)
+"""Keywords that shape a value rather than constrain it: never merged beside a `$ref`."""
 _QUIET = ("$schema", "$id", "$comment", "examples", "deprecated", "readOnly", "writeOnly")
-_UNSUPPORTED_PATTERN = re.compile(r"\(\?<?[=!]|\\[1-9]|\\k<")
+_UNSUPPORTED_PATTERN = re.compile(r"\(\?<?[=!]|\(\?P=|\\[1-9]|\\k<")
 
 
 class NotStrict(Exception):
@@ -129,14 +134,20 @@ class _Strict:
         if ref == "#" or ref in self.recursive:
             if ref != "#":
                 self.defs_used[ref.rsplit("/", 1)[-1]] = self.defs[ref]
-            if siblings or moved:
+            for key, value in siblings.items():  # strict takes nothing beside a $ref
+                note = changed if key in ("description", "title") else lost
+                note(self.notes, path, f"{key} {value!r} beside the recursive $ref (dropped)")
+            if moved:
                 changed(self.notes, path, f"keywords beside the recursive $ref {ref} dropped")
             return {"$ref": ref if ref == "#" else f"#/$defs/{ref.rsplit('/', 1)[-1]}"}
-        # strict mode takes no keywords beside $ref: a non-recursive target is inlined
+        # strict mode takes no keywords beside $ref: a non-recursive target is inlined and
+        # a constraint beside it goes onto the target (both apply), if the target has none
         target = self.node(copy.deepcopy(self.defs[ref]), path)
-        for key in ("description", "title"):
-            if key in siblings:
-                target[key] = siblings[key]
+        for key, value in siblings.items():
+            if key in ("description", "title") or key not in _STRUCTURE | target.keys():
+                target[key] = value
+            elif target.get(key) != value:
+                lost(self.notes, path, f"{key} {value!r} beside the $ref {ref} (dropped)")
         describe(target, moved)
         return target
 

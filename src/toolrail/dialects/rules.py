@@ -37,7 +37,8 @@ class Rules:
 # (string: pattern, format; number: multipleOf, maximum, exclusiveMaximum, minimum,
 # exclusiveMinimum; array: minItems, maxItems; all fields required, additionalProperties
 # false, root an object, at most 5000 properties and 10 levels of nesting, 1000 enum
-# values, 120,000 characters of names and enum values; regexes without lookaround or
+# values, 120,000 characters of names, enum and const values, 15,000 characters in one
+# enum of more than 250 values; regexes without lookaround or
 # backreferences (pydantic-ai's OpenAIJsonSchemaTransformer treats them the same way)).
 OPENAI_STRICT = Rules(
     provider="openai (strict)",
@@ -161,11 +162,14 @@ class OpenAILimits:
     depth: int = 10
     enum_values: int = 1000
     characters: int = 120_000
+    large_enum: int = 250
+    large_enum_characters: int = 15_000
 
 
 def openai_limit_breaches(schema: dict[str, Any], limits: OpenAILimits) -> list[str]:
     """The size limits a strict schema goes past."""
     properties = enum_values = characters = 0
+    found: list[str] = []
     for node in nodes(schema):
         names = node.get("properties")
         if isinstance(names, dict):
@@ -174,8 +178,15 @@ def openai_limit_breaches(schema: dict[str, Any], limits: OpenAILimits) -> list[
         values = node.get("enum")
         if isinstance(values, list):
             enum_values += len(values)
-            characters += sum(len(v) for v in values if isinstance(v, str))
-    found = []
+            text = sum(len(v) for v in values if isinstance(v, str))
+            characters += text
+            if len(values) > limits.large_enum and text > limits.large_enum_characters:
+                found.append(
+                    f"an enum of {len(values)} values with {text} characters (at most "
+                    f"{limits.large_enum_characters} past {limits.large_enum} values)"
+                )
+        if isinstance(node.get("const"), str):
+            characters += len(node["const"])
     if properties > limits.properties:
         found.append(f"{properties} properties (at most {limits.properties})")
     if (depth := nesting(schema)) > limits.depth:
@@ -183,7 +194,7 @@ def openai_limit_breaches(schema: dict[str, Any], limits: OpenAILimits) -> list[
     if enum_values > limits.enum_values:
         found.append(f"{enum_values} enum values (at most {limits.enum_values})")
     if characters > limits.characters:
-        found.append(f"{characters} characters of names and enum values")
+        found.append(f"{characters} characters of names, enum and const values")
     return found
 
 
