@@ -190,6 +190,12 @@ class Invoker:
         self._abandoned.add(task)
         task.add_done_callback(self._forget)
 
+    async def settle(self, timeout_s: float = 5.0) -> None:
+        """Give bodies abandoned after their deadline up to `timeout_s` to end (their clean-up
+        ran on after the call had ended); those still running are left alone."""
+        if self._abandoned:
+            await asyncio.wait(set(self._abandoned), timeout=timeout_s)
+
     def _forget(self, body: asyncio.Future[Any]) -> None:
         self._abandoned.discard(body)
         if not body.cancelled():

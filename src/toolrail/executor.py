@@ -273,8 +273,10 @@ class Executor:
 
         return list(await asyncio.gather(*(one(call) for call in calls)))
 
-    async def aclose(self) -> None:
-        """Let async sinks finish what they were handed."""
+    async def aclose(self, timeout_s: float = 5.0) -> None:
+        """Let async sinks finish what they were handed, and tool bodies still cleaning up
+        after their deadline end (each wait bounded by `timeout_s`)."""
+        await self.invoker.settle(timeout_s)
         await self.sinks.drain()
 
     # --- the steps --------------------------------------------------------------------

@@ -141,6 +141,7 @@ async def test_a_program_never_outlives_its_cancelled_call(tmp_path: Path) -> No
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
+            await executor.aclose()  # the body's clean-up after its deadline, done
             return
         await anyio.sleep(0.05)
     pytest.fail(f"the program {pid} outlived its cancelled call")

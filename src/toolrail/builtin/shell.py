@@ -568,11 +568,18 @@ def _kill(process: asyncio.subprocess.Process) -> None:
 
 
 async def _stopped(process: asyncio.subprocess.Process) -> None:
-    """Kill the program's process group if it still runs, and reap it (shielded: a second
-    cancellation leaves the reaping to finish on its own, never an orphan or open pipes)."""
-    if process.returncode is None:
-        _kill(process)
-        await asyncio.shield(process.wait())
+    """Kill the program's process group if it still runs, reap it (shielded: a second
+    cancellation leaves the reaping to finish on its own), and close its pipes: a read cut
+    short by the cancellation never reached their end, and asyncio keeps them open until
+    then (`Process` has no public close; its transport's close is the documented one)."""
+    try:
+        if process.returncode is None:
+            _kill(process)
+            await asyncio.shield(process.wait())
+    finally:
+        transport = getattr(process, "_transport", None)
+        if isinstance(transport, asyncio.SubprocessTransport):
+            transport.close()
 
 
 shell = make_shell()
