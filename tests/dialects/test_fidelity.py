@@ -440,3 +440,25 @@ def test_openai_strict_size_limits_count_enums_and_consts(prop: dict[str, Any]) 
     schema = {"type": "object", "properties": {"p": prop}, "required": ["p"]}
     function, _ = _strict_report(schema)
     assert function["strict"] is False
+
+
+def test_anthropic_strict_reports_a_ref_sibling_lost() -> None:
+    """A constraint beside a `$ref` (dropped, as the SDK's transform drops it) is named in
+    `losses()`."""
+
+    async def echo(args: object, ctx: ExecutionContext) -> Result[object, ToolError]:
+        return Success(args)
+
+    schema = {
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/N", "maximum": 3, "description": "how many"}},
+        "required": ["n"],
+        "$defs": {"N": {"type": "integer"}},
+    }
+    t = Tool(
+        name="t", description="t", parameters=ParameterSchema.from_json_schema(schema), execute=echo
+    )
+    export = anthropic.export_tools([t], strict=True)
+    assert export.tools[0]["strict"] is True
+    [loss] = export.losses("t")
+    assert "maximum 3" in loss

@@ -81,8 +81,11 @@ def _node(node: Any, notes: Notes, path: str, *, root: bool = False) -> Schema:
     out: Schema = {}
     if "$ref" in rest:
         out["$ref"] = rest.pop("$ref")
-        if set(rest) - {"title"}:
-            changed(notes, path, f"keywords beside $ref dropped ({', '.join(sorted(rest))})")
+        for key, value in rest.items():  # dropped, as the SDK's transform_schema does
+            if key in ("description", "default"):  # not a constraint: the tool still applies it
+                changed(notes, path, f"{key} beside $ref dropped")
+            elif key != "title":
+                lost(notes, path, f"{key} {value!r} beside $ref (dropped)")
         return out
     kind = rest.pop("type", None)
     if isinstance(kind, list):
