@@ -47,3 +47,17 @@ def test_the_front_door_has_what_users_look_for() -> None:
     for name in ("OpenAIChatModel", "AnthropicModel", "GeminiModel", "TestModel", "Message"):
         assert name in toolrail.models.__all__, name
         assert getattr(toolrail.models, name) is not None
+
+
+def test_serialising_an_odd_value_does_not_import_numpy() -> None:
+    """orjson's numpy option imported numpy (~0.1 s) inside the first call that returned a
+    dataclass; numpy values are still written, as lists."""
+    program = (
+        "import sys\n"
+        "from toolrail import EndConversation\n"
+        "from toolrail._jsonish import dumps\n"
+        "dumps(EndConversation(reason='done'))\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr

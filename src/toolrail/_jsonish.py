@@ -16,10 +16,14 @@ from toolrail.recording.events import ToolEvent
 _EVENTS: tuple[type, ...] = get_args(ToolEvent)  # the closed union's cases
 
 # dataclasses come to `_fallback` so that a ToolError carries its `kind`
-OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_PASSTHROUGH_DATACLASS
+# numpy values are turned into lists by `_fallback`, not by orjson's numpy option: that
+# option makes the first unusual value anywhere import numpy (~0.1 s inside a tool call)
+OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
 def _fallback(value: Any) -> Any:
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        return value.tolist()  # arrays and numpy scalars, without importing numpy here
     if isinstance(value, _EVENTS):  # events have one JSON form, redacted
         from toolrail.recording.eventjson import event_data
 
