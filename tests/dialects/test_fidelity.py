@@ -462,3 +462,46 @@ def test_anthropic_strict_reports_a_ref_sibling_lost() -> None:
     assert export.tools[0]["strict"] is True
     [loss] = export.losses("t")
     assert "maximum 3" in loss
+
+
+def _gemini(prop: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    async def echo(args: object, ctx: ExecutionContext) -> Result[object, ToolError]:
+        return Success(args)
+
+    schema = {"type": "object", "properties": {"p": prop}, "required": ["p"]}
+    t = Tool(
+        name="t", description="t", parameters=ParameterSchema.from_json_schema(schema), execute=echo
+    )
+    export = gemini.export_tools([t])
+    [declaration] = export.tools[0]["function_declarations"]
+    assert violations(GEMINI, declaration["parameters"]) == []
+    return declaration["parameters"]["properties"]["p"], export.losses("t")
+
+
+@pytest.mark.parametrize(
+    ("prop", "lost_word"),
+    [
+        ({"enum": ["1", 1]}, "1 (sent"),  # two values, one string: the integer is unreachable
+        ({"anyOf": [{"enum": [1, 2]}, {"type": "string"}]}, "'1'"),  # "1" reads back as 1
+        ({"anyOf": [{"const": True}, {"enum": ["true", "x"]}]}, "'true'"),
+        ({"type": "number", "exclusiveMinimum": 0}, "exclusiveMinimum"),
+        ({"type": ["number", "null"], "exclusiveMaximum": 9}, "exclusiveMaximum"),
+        ({"type": ["string", "null"], "format": "uri"}, "format"),
+    ],
+)
+def test_gemini_reports_ambiguous_enums_and_dropped_keywords(
+    prop: dict[str, Any], lost_word: str
+) -> None:
+    """Values that become the same string, and keywords the subset drops, are losses."""
+    _, losses = _gemini(prop)
+    assert any(lost_word in loss for loss in losses), losses
+
+
+def test_gemini_integer_exclusive_bounds_keep_the_tighter_one() -> None:
+    """An integer's exclusiveMinimum beside a looser minimum becomes the minimum."""
+    exported, _ = _gemini({"type": "integer", "exclusiveMinimum": 4, "minimum": 0})
+    assert exported["minimum"] == 5
+    exported, _ = _gemini({"type": "integer", "minimum": 7, "exclusiveMinimum": 4})
+    assert exported["minimum"] == 7
+    exported, losses = _gemini({"type": ["integer", "null"], "exclusiveMaximum": 9})
+    assert (exported["maximum"], losses) == (8, ())

@@ -22,7 +22,7 @@ from toolrail.dialects.schema import (
 )
 
 _QUIET = frozenset({"$schema", "$id", "$comment", "examples", "discriminator", "deprecated"})
-_STRING_FORMATS = frozenset({"enum", "date-time"})
+_EXCLUSIVE = {"exclusiveMinimum": ("minimum", max), "exclusiveMaximum": ("maximum", min)}
 
 
 def gemini_subset(schema: Schema, notes: Notes) -> Schema:
@@ -45,7 +45,11 @@ def _node(node: Any, notes: Notes, path: str, defs: dict[str, Any]) -> Any:
             lost(notes, path, "allOf (only its first member kept)")
             merged = members[0]
         node = {**merged, **node}
+    for note in _ambiguous(node):
+        lost(notes, path, note)
+    integer = _kinds(node) == {"integer"}
     out: dict[str, Any] = {}
+    bounds: dict[str, int] = {}
     for key, value in node.items():
         if key == "const":
             out["enum"] = [value]
@@ -69,14 +73,12 @@ def _node(node: Any, notes: Notes, path: str, defs: dict[str, Any]) -> Any:
         elif key == "prefixItems" and isinstance(value, list):
             out["items"] = _tuple_items(value, notes, path, defs)
         elif key == "format":
-            if node.get("type") != "string" or value in _STRING_FORMATS:
+            if value in GEMINI.formats:
                 out[key] = value
             else:
                 lost(notes, path, f"format {value!r}")
-        elif key == "exclusiveMinimum" and node.get("type") == "integer":
-            out["minimum"] = value + 1
-        elif key == "exclusiveMaximum" and node.get("type") == "integer":
-            out["maximum"] = value - 1
+        elif key in _EXCLUSIVE and integer and isinstance(value, int):
+            bounds[key] = value
         elif key in GEMINI.keywords:
             out[key] = value
         elif key == "additionalProperties" and not isinstance(value, dict):
@@ -84,6 +86,10 @@ def _node(node: Any, notes: Notes, path: str, defs: dict[str, Any]) -> Any:
                 changed(notes, path, "extra keys not offered to the model")
         elif key not in _QUIET:
             lost(notes, path, f"{key} {value!r}")
+    for key, value in bounds.items():  # an integer's exclusive bound is an inclusive one
+        bound, tighter = _EXCLUSIVE[key]
+        inclusive = value + 1 if bound == "minimum" else value - 1
+        out[bound] = tighter(out.get(bound, inclusive), inclusive)
     if "anyOf" in out and {"type": "null"} in out["anyOf"]:
         out["anyOf"] = [s for s in out["anyOf"] if s != {"type": "null"}]
         out["nullable"] = True
@@ -95,6 +101,49 @@ def _node(node: Any, notes: Notes, path: str, defs: dict[str, Any]) -> Any:
         out["items"] = {}
         lost(notes, path, "items of any type (Gemini needs an item schema)")
     return out
+
+
+def _kinds(node: Schema) -> set[str]:
+    kind = node.get("type")
+    kinds = set(kind) if isinstance(kind, list) else {kind} if isinstance(kind, str) else set()
+    return kinds - {"null"}
+
+
+def _ambiguous(node: Schema) -> list[str]:
+    """Values that become one string in Gemini's string enums (`"1"` and `1`, or `1` and
+    any string), across this node and its union members: only one of them reads back."""
+    sources: list[tuple[list[Any], bool]] = []  # (enum values, takes any string)
+    for schema in [node, *node.get("anyOf", ()), *node.get("oneOf", ())]:
+        if not isinstance(schema, dict):
+            continue
+        values = list(schema.get("enum") or []) + ([schema["const"]] if "const" in schema else [])
+        free = not values and "string" in _kinds(schema)
+        if values or free:
+            sources.append((values, free))
+    found: list[str] = []
+    by_text: dict[str, list[tuple[int, Any]]] = {}
+    for index, (values, _) in enumerate(sources):
+        for value in values:
+            if value is not None:
+                by_text.setdefault(json_text(value), []).append((index, value))
+    free_at = {i for i, (_, free) in enumerate(sources) if free}
+    for text, found_at in by_text.items():
+        distinct = {(type(v), json_text(v)): v for _, v in found_at}
+        if any(isinstance(v, str) for v in distinct.values()):
+            meant: Any = text
+        else:
+            meant = next(iter(distinct.values()))
+            if free_at:
+                distinct[(str, text)] = text
+        places = {i for i, _ in found_at} | (free_at if not isinstance(meant, str) else set())
+        if len(distinct) > 1 and (len(places) > 1 or len(sources) == 1):
+            others = sorted(
+                repr(v) for v in distinct.values() if v != meant or type(v) is not type(meant)
+            )
+            found.append(
+                f"{', '.join(others)} (sent as the string {text!r}, which reads back as {meant!r})"
+            )
+    return found
 
 
 def _tuple_items(value: list[Any], notes: Notes, path: str, defs: dict[str, Any]) -> Schema:
@@ -114,6 +163,6 @@ def _string_enum(out: Schema, notes: Notes, path: str) -> None:
         out["nullable"] = True
     if not all(isinstance(v, str) for v in values):
         changed(notes, path, "enum sent as strings (read back as its values)")
-    out["enum"] = [json_text(v) for v in values]
+    out["enum"] = list(dict.fromkeys(json_text(v) for v in values))
     out["type"] = "string"
     out["format"] = "enum"
