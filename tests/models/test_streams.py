@@ -6,9 +6,11 @@ from typing import Any
 
 import pytest
 
-from toolrail.dialects import gemini
+from toolrail.core.messages import UserMessage
+from toolrail.dialects import anthropic, gemini
+from toolrail.dialects.base import Export
 from toolrail.models.base import CallAnnounced
-from toolrail.models.streams import GeminiTurn
+from toolrail.models.streams import AnthropicTurn, GeminiTurn
 
 CALL = {"functionCall": {"name": "t", "args": {"q": "a"}}}
 
@@ -55,3 +57,29 @@ def test_gemini_call_ids_stay_the_same_through_a_stream() -> None:
     ran = [c.id for c in gemini.parse_tool_calls(turn.response())]
     assert [e.call_id for e in announced if isinstance(e, CallAnnounced)] == ran
     assert turn.response()["response_id"] == "r1"
+
+
+def test_anthropic_text_block_without_text_is_not_sent_back() -> None:
+    """A streamed text block that opened and got no delta is left out of the turn sent
+    back (the API refuses an empty text block)."""
+    turn = AnthropicTurn()
+    for event in [
+        {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": "tu", "name": "t", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": "{}"},
+        },
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
+    ]:
+        turn.add(event)
+    message = anthropic.dialect.parse_turn(turn.response(), agent="a", export=Export([]))
+    request = anthropic.dialect.build_request("s", [UserMessage(text="hi"), message], Export([]))
+    [_, sent] = request["messages"]
+    assert sent["content"] == [{"type": "tool_use", "id": "tu", "name": "t", "input": {}}]

@@ -75,7 +75,7 @@ class AnthropicDialect:
             case Handoff(from_agent=who, summary=summary):
                 return "user", [{"type": "text", "text": f"[handoff from {who}] {summary}"}]
             case AssistantMessage(native=Native(provider=self.name, content=content)):
-                return "assistant", [dict(block) for block in content]
+                return "assistant", [dict(b) for b in content if not _empty_text(b)]
             case AssistantMessage(text=text, calls=calls):
                 blocks: list[Json] = _text(text)
                 blocks.extend(
@@ -165,6 +165,11 @@ _CUT = ("max_tokens", "model_context_window_exceeded")
 def _text(text: str) -> list[Json]:
     """A text block, or none: the API refuses empty and whitespace-only text blocks."""
     return [{"type": "text", "text": text}] if text.strip() else []
+
+
+def _empty_text(block: Json) -> bool:
+    """A text block with nothing in it (a streamed one that got no delta): never sent."""
+    return block.get("type") == "text" and not str(block.get("text") or "").strip()
 
 
 def _block(block: Json) -> Json:
