@@ -63,7 +63,7 @@ def test_anthropic_text_block_without_text_is_not_sent_back() -> None:
     """A streamed text block that opened and got no delta is left out of the turn sent
     back (the API refuses an empty text block)."""
     turn = AnthropicTurn()
-    for event in [
+    events: list[dict[str, Any]] = [
         {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
         {
@@ -77,7 +77,8 @@ def test_anthropic_text_block_without_text_is_not_sent_back() -> None:
             "delta": {"type": "input_json_delta", "partial_json": "{}"},
         },
         {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
-    ]:
+    ]
+    for event in events:
         turn.add(event)
     message = anthropic.dialect.parse_turn(turn.response(), agent="a", export=Export([]))
     request = anthropic.dialect.build_request("s", [UserMessage(text="hi"), message], Export([]))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Any, assert_never
 
 from toolrail.core.call import ToolCall, ToolOutcome
 from toolrail.core.messages import (
@@ -167,7 +167,7 @@ def _text(text: str) -> list[Json]:
     return [{"type": "text", "text": text}] if text.strip() else []
 
 
-def _empty_text(block: Json) -> bool:
+def _empty_text(block: Mapping[str, Any]) -> bool:
     """A text block with nothing in it (a streamed one that got no delta): never sent."""
     return block.get("type") == "text" and not str(block.get("text") or "").strip()
 
