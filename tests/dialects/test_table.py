@@ -15,3 +15,12 @@ def test_readme_table_is_generated_from_the_rules() -> None:
     section = text.split("## What each provider keeps", 1)[1].split("\n## ", 1)[0]
     table = "\n".join(line for line in section.splitlines() if line.startswith("|"))
     assert table == feature_table()
+
+
+def test_gemini_allof_merge_is_a_rewrite() -> None:
+    """Gemini has no allOf: its object members are merged into one, which the table and
+    the report say."""
+    from toolrail.dialects import gemini
+    from toolrail.dialects.table import verdict
+
+    assert verdict(gemini.dialect, False, "allOf of objects") == "rewritten"

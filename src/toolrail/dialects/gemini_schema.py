@@ -44,6 +44,8 @@ def _node(node: Any, notes: Notes, path: str, defs: dict[str, Any]) -> Any:
         if merged is None:
             lost(notes, path, "allOf (only its first member kept)")
             merged = members[0]
+        elif len(members) > 1:
+            changed(notes, path, "allOf merged into one object")
         node = {**merged, **node}
     for note in _ambiguous(node):
         lost(notes, path, note)
