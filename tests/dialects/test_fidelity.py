@@ -324,6 +324,16 @@ def test_empty_success_gives_no_empty_anthropic_text_block() -> None:
                 ],
             },
         ),
+        (  # a streamed text block that opened and got no text after the cut call
+            anthropic.dialect,
+            {
+                "stop_reason": "max_tokens",
+                "content": [
+                    {"type": "tool_use", "id": "t1", "name": "configure", "input": {"n": 3}},
+                    {"type": "text", "text": ""},
+                ],
+            },
+        ),
         (
             gemini.dialect,
             {

@@ -93,11 +93,14 @@ class AnthropicDialect:
         content = [b for b in items(data, "content") if isinstance(b, dict)]
         cut = get(data, "stop_reason") in _CUT
         calls: list[ToolCall] = []
+        # the block the limit cut is the last one that holds anything (a streamed text block
+        # that opened and got no text may follow it)
+        last = max((i for i, b in enumerate(content) if not _empty_text(b)), default=-1)
         for index, block in enumerate(content):
             if block.get("type") != "tool_use":
                 continue
             arguments = block.get(ARGUMENTS_TEXT, block.get("input"))
-            if cut and index == len(content) - 1:
+            if cut and index == last:
                 why = f"the response hit {get(data, 'stop_reason')}"
                 arguments = cut_off(arguments if isinstance(arguments, str | dict) else None, why)
             calls.append(
