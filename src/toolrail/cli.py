@@ -441,7 +441,8 @@ def _serve(args: argparse.Namespace) -> int:
             return 2
         from toolrail.serve import McpToolServer
 
-        sinks: list[Sink] = [] if loaded.log_dir is None else [JsonlCallLog(loaded.log_dir)]
+        # a gateway always keeps its record: without a config, in ./logs where it was started
+        sinks: list[Sink] = [JsonlCallLog(loaded.log_dir or Path("logs"))]
         if args.progress:  # stdout carries the protocol: the operator reads stderr
             sinks.append(ToolStreamHandler(on_update=lambda u: print(u.text, file=sys.stderr)))
         if args.metrics_port is not None:
