@@ -335,7 +335,10 @@ def _unwrap(
                     split = shlex.split(value or "")
                 except ValueError:
                     split = (value or "").split()
-                return [*split, *words[index:]], False, None  # the value is the command
+                # the value is the command, split into words (env runs no shell); rules also
+                # read it as a line, so a `;` in it hides nothing from them
+                as_words = _simple([*split, *words[index:]], depth + 1)
+                return [], False, _join([as_words, _line(value or "", depth + 1)])
         if round_ == 0:
             index += wrapper.positionals
     for later, word in enumerate(words[index:] if wrapper.anywhere else ()):
@@ -345,8 +348,10 @@ def _unwrap(
             return [], False, _line(value if value is not None else "".join(following), depth + 1)
     if wrapper.needs_line:  # `su`, `script` without -c: an interactive shell, unknown
         return [], False, Command((), sure=False)
-    if wrapper.joins:  # `watch rm -rf /` runs `sh -c "rm -rf /"`
-        return [], sure, _line(" ".join(words[index:]), depth + 1)
+    if wrapper.joins:  # `watch rm -rf /` runs `sh -c "rm -rf /"`; rules also read the
+        # words as they were given, so quoting lost in the join hides nothing from them
+        joined = _line(" ".join(words[index:]), depth + 1)
+        return [], sure, _join([joined, _simple(words[index:], depth + 1)])
     return words[index:], sure, None
 
 
