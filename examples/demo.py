@@ -41,10 +41,9 @@ from toolrail import (
     ToolStreamHandler,
 )
 from toolrail.builtin import complete, end_conversation
-from toolrail.core.messages import AssistantMessage, Handoff, Message, ToolResults
 from toolrail.dialects import anthropic
 from toolrail.mcp import McpHub, McpServerConfig
-from toolrail.models.base import ModelRequest
+from toolrail.models import AssistantMessage, Handoff, Message, ModelRequest, ToolResults
 from toolrail.policy import ApprovalRequest, Approve, Deny, Gates, Rules
 from toolrail.policy.approvals import Approver
 from toolrail.recording.logreader import format_stats, read_entries, stats

@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import orjson
 from returns.result import Result, Success
@@ -20,20 +21,22 @@ from toolrail import (
     Agent,
     ExecutionContext,
     Orchestrator,
+    ParameterSchema,
     Router,
     ScriptedModel,
     ScriptedTurn,
+    Tool,
     ToolError,
     ToolRegistry,
     ToolStreamHandler,
 )
 from toolrail.builtin import end_conversation
-from toolrail.core.params import JsonObject, ParameterSchema
-from toolrail.core.tool import AnyTool, Tool
 from toolrail.dialects import openai
-from toolrail.models.base import ModelRequest
+from toolrail.models import ModelRequest
 from toolrail.routing.catalogue import safe_tool_name
 
+JsonObject = dict[str, object]
+AnyTool = Tool[Any, Any]
 METATOOL = Path(
     os.environ.get(
         "TOOLRAIL_METATOOL",
