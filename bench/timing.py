@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from toolrail.resilience import percentile
@@ -21,9 +21,18 @@ class Timing:
 
 
 async def measure(
-    calls: dict[str, AsyncCall], *, rounds: int = 5, per_round: int = 2000
+    calls: dict[str, AsyncCall],
+    *,
+    rounds: int = 5,
+    per_round: int = 2000,
+    settle: Mapping[str, Callable[[], object]] | None = None,
 ) -> list[Timing]:
-    """Time each callable per call, interleaving rounds so drift hits all of them alike."""
+    """Time each callable per call, interleaving rounds so drift hits all of them alike.
+
+    `settle[name]`, untimed after each of that contender's rounds, waits for work it left
+    running in the background (a call log's writer thread), so that work never lands in
+    another contender's round. Its cost is measured apart (`log_throughput.py`)."""
+    settle = settle or {}
     samples: dict[str, list[float]] = {name: [] for name in calls}
     for call in calls.values():  # warm up caches, imports and JITs of the libraries
         for _ in range(200):
@@ -38,6 +47,8 @@ async def measure(
                     start = time.perf_counter_ns()
                     await call()
                     bucket.append((time.perf_counter_ns() - start) / 1000)
+                if name in settle:
+                    settle[name]()
     finally:
         gc.enable()
     return [_summary(name, values) for name, values in samples.items()]

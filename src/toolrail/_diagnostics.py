@@ -50,10 +50,14 @@ class Diagnostics:
     def _log(self, level: int, event: str, fields: dict[str, object]) -> None:
         if not self._logger.isEnabledFor(level):
             return
-        clean = redact(fields)
-        pairs = clean.items() if isinstance(clean, dict) else fields.items()
-        rendered = " ".join(f"{key}={value!r}" for key, value in pairs)
-        self._logger.log(level, "%s", redact_text(f"{event} {rendered}".rstrip()))
+        try:
+            clean = redact(fields)
+            pairs = clean.items() if isinstance(clean, dict) else fields.items()
+            rendered = " ".join(f"{key}={value!r}" for key, value in pairs)
+            text = redact_text(f"{event} {rendered}".rstrip())
+        except Exception:  # a diagnostic never breaks what it reports on, nor shows raw values
+            text = f"{event} (fields withheld: they could not be redacted)"
+        self._logger.log(level, "%s", text)
 
 
 def get_logger(name: str) -> Diagnostics:

@@ -63,8 +63,8 @@ class Invoker:
             raise
         except BaseException as error:
             return Failure(ExecutionFailed.from_exception(error))
-        if not inspect.isawaitable(started):  # a body that answered synchronously
-            return as_result(tool.name, started)
+        if type(started) is not types.CoroutineType and not inspect.isawaitable(started):
+            return as_result(tool.name, started)  # a body that answered synchronously
         # The body's first step runs now, in its own copy of the context (as a task would
         # run it): a body that finishes without waiting needs no timer and no loop trip.
         context = contextvars.copy_context()
@@ -287,6 +287,8 @@ def cancelled(by: str) -> Cancelled:
 
 def as_result(name: str, returned: object) -> Result[object, ToolError]:
     """Hold a tool to its contract: a `Result` whose failure is a `ToolError`."""
+    if type(returned) is Success:  # the common case, without the ABC checks below
+        return returned
     match returned:
         case Success():
             return returned

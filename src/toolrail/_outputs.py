@@ -16,6 +16,9 @@ def fits(value: object, cap: int) -> bool:
     """Whether the output's text is at most `cap` characters (cheap for short strings)."""
     if isinstance(value, str):
         return len(value) <= cap
+    kind = type(value)
+    if kind is int or kind is float or kind is bool or value is None:
+        return True  # a number's text is short (no int prints over 4,300 digits by default)
     return len(_text(value)) <= cap
 
 

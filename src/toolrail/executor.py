@@ -29,11 +29,11 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any, NamedTuple, assert_never
 
 from returns.result import Failure, Result, Success
 
@@ -41,7 +41,7 @@ from toolrail._diagnostics import get_logger
 from toolrail._invocation import Invoker, cancelled
 from toolrail._outputs import cap_output, fits
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
-from toolrail.core.context import ExecutionContext, ProgressCallback
+from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import (
     ExecutionFailed,
     InternalError,
@@ -77,17 +77,16 @@ DEFAULT_MAX_OUTPUT_CHARS = 262_144
 a safety net above the built-in tools' own limits, not a substitute for them."""
 
 
-@dataclass(frozen=True, slots=True)
-class Admitted:
+class Admitted(NamedTuple):
     """A call past every gate: the call as it will run (arguments a person edited included)
-    and its validated arguments. The events, the log line and the outcome are built from
-    this one value, so the record always shows what ran."""
+    and its validated arguments; `asked`, the model's own arguments when a person edited
+    them. The events, the log line and the outcome are built from this one value, so the
+    record always shows what ran. (A named tuple: it is made on every call.)"""
 
     tool: AnyTool
     call: ToolCall
     args: object
     asked: RawArguments = None
-    """The model's own arguments, when a person edited them before the call ran."""
 
 
 class Executor:
@@ -125,7 +124,7 @@ class Executor:
         self.spill_dir = None if spill_dir is None else Path(spill_dir)
         self.sleep = sleep
         self.sinks = Fanout(sinks, timeout_s=sink_timeout_s)
-        if self.sinks.sinks:
+        if self.sinks:
             _tell_of_registrations(registry, self)
         self.invoker = Invoker(default_timeout_s)
         self._visible: dict[
@@ -251,10 +250,11 @@ class Executor:
         """Cancel a running call; it ends in `Failure(Cancelled)`. False if it is not running."""
         return self.invoker.cancel(call_id)
 
-    async def run(self, call: ToolCall, ctx: ExecutionContext[Any]) -> ToolOutcome:
+    def run(self, call: ToolCall, ctx: ExecutionContext[Any]) -> Coroutine[Any, Any, ToolOutcome]:
         """Run one call through lookup, validation, the gates and the tool; always returns
-        an outcome."""
-        return await self._run(call, ctx)
+        an outcome. (`await executor.run(call, ctx)`: the coroutine is `_run`'s own, one
+        frame fewer on every call.)"""
+        return self._run(call, ctx)
 
     async def run_many(
         self, calls: Sequence[ToolCall], ctx: ExecutionContext[Any], *, max_concurrency: int = 8
@@ -291,19 +291,24 @@ class Executor:
     ) -> ToolOutcome:
         started_at = datetime.now(UTC)
         start = time.perf_counter()
-        ctx = ctx.for_call(call.id)
         tool: AnyTool | None = None
         attempts = 1
         attached: Mapping[str, object] = {}
         try:
             tool = self._lookup(call, ctx)
+            progress = _Progress(self.sinks, call.id, tool.name) if tool and self.sinks else None
+            ctx = ctx.for_call(call.id, progress)
+            if progress is not None:
+                progress.context = ctx
             if tool is None:
                 result = self._refusal(call, ctx)
             else:
-                admission = await self._admit(tool, call, ctx, approved)
+                admission = self._check(tool, call, ctx)
+                if self.gates is not None and isinstance(admission, Admitted):
+                    admission = await self._gate(self.gates, admission, ctx, approved)
                 if isinstance(admission, Admitted):
                     if asked is not None and admission.asked is not asked:
-                        admission = replace(admission, asked=asked)  # a person's edit
+                        admission = admission._replace(asked=asked)  # a person's edit
                     asked = admission.asked
                     call = admission.call
                     result, attempts, attached = await self._invoke(admission, ctx)
@@ -343,10 +348,11 @@ class Executor:
             return Failure(missing)
         return Failure(unknown_tool(call.name, (t.name for t in self.visible(ctx.agent))))
 
-    async def _admit(
-        self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext[Any], approved: bool
+    def _check(
+        self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext[Any]
     ) -> Admitted | ToolError:
-        """Permissions, validation and the gates: the call as it will run, or why not."""
+        """Permissions and validation (and, without gates, the circuits): the call with its
+        validated arguments, or why not."""
         if tool.permissions and not tool.permissions <= ctx.permissions:
             missing = tool.permissions - ctx.permissions
             return PermissionDenied(
@@ -358,18 +364,26 @@ class Executor:
         args = tool.parameters.check(call.arguments, tool=tool.name)
         if isinstance(args, InvalidArguments):
             return args
-        if self.gates is None:
+        if self.gates is None:  # with gates, they ask the circuits in their turn
             refused = self.resilience.refusal(tool)
-            return Admitted(tool, call, args) if refused is None else refused
-        passed = await self.gates.admit(
+            if refused is not None:
+                return refused
+        return Admitted(tool, call, args)
+
+    async def _gate(
+        self, gates: Gates, checked: Admitted, ctx: ExecutionContext[Any], approved: bool
+    ) -> Admitted | ToolError:
+        """The gates: the call as it will run (a person may have edited it), or why not."""
+        tool, call, args = checked.tool, checked.call, checked.args
+        passed = await gates.admit(
             tool, call, args, ctx, circuit=self.resilience.refusal, approved=approved
         )
-        if isinstance(passed, Failure):
+        if type(passed) is Failure:
             refusal: ToolError = passed.failure()
             return refusal
         ran = passed.unwrap()
-        if ran is args:
-            return Admitted(tool, call, args)
+        if ran is None:
+            return checked
         edited = ToolCall(id=call.id, name=call.name, arguments=plain_arguments(ran))
         return Admitted(tool, edited, ran, asked=call.arguments)
 
@@ -379,8 +393,7 @@ class Executor:
         """Started event, then the tool through resilience and its deadline, then the cap;
         with what the tool attached (`ctx.attach`)."""
         tool, call, args = admitted.tool, admitted.call, admitted.args
-        if self.sinks.sinks:
-            ctx = ctx.for_call(call.id, self._progress_reporter(call, tool, ctx))
+        if self.sinks:
             self.sinks.emit(
                 ToolStarted(
                     call_id=call.id,
@@ -396,41 +409,21 @@ class Executor:
         result, attempts = await self.resilience.run(
             tool, lambda: self.invoker.invoke(tool, args, call, ctx), sleep=self.sleep
         )
-        capped = await self._cap_output(tool, call, result)
-        return capped, max(attempts, 1), ctx.attached
+        cap = (
+            self.output_caps.get(tool.name, self.max_output_chars)
+            if self.output_caps
+            else self.max_output_chars
+        )
+        if cap is not None and type(result) is Success and not fits(result.unwrap(), cap):
+            result = await self._cut(call, result.unwrap(), cap)
+        return result, max(attempts, 1), ctx.attached
 
-    async def _cap_output(
-        self, tool: AnyTool, call: ToolCall, result: Result[object, ToolError]
-    ) -> Result[object, ToolError]:
-        cap = self.output_caps.get(tool.name, self.max_output_chars)
-        if cap is None or not isinstance(result, Success) or fits(result.unwrap(), cap):
-            return result
+    async def _cut(self, call: ToolCall, output: object, cap: int) -> Result[object, ToolError]:
+        """An output over its cap, cut (and spilled whole to a file, with `spill_dir`)."""
         spill = None
         if self.spill_dir is not None:  # the call id comes from a model: a plain file name
             spill = self.spill_dir / (re.sub(r"[^A-Za-z0-9_-]", "_", call.id)[:80] or "call")
-        return Success(await run_sync(cap_output, result.unwrap(), cap, spill))
-
-    def _progress_reporter(
-        self, call: ToolCall, tool: AnyTool, ctx: ExecutionContext[Any]
-    ) -> ProgressCallback:
-        loop = asyncio.get_running_loop()
-        loop_thread = threading.get_ident()
-
-        def report(progress: float, total: float | None, message: str | None) -> None:
-            event = ToolProgress(
-                call_id=call.id,
-                tool=tool.name,
-                context=ctx,
-                progress=progress,
-                total=total,
-                message=message,
-            )
-            if threading.get_ident() == loop_thread:
-                self.sinks.emit(event)
-            else:  # a sync tool in a worker thread
-                loop.call_soon_threadsafe(self.sinks.emit, event)
-
-        return report
+        return Success(await run_sync(cap_output, output, cap, spill))
 
     def _circuit_changed(self, breaker: str, state: State) -> None:
         self.sinks.emit(CircuitStateChanged(breaker=breaker, state=state))
@@ -461,8 +454,8 @@ class Executor:
             attempts=attempts,
             metadata=metadata,
         )
-        if self.sinks.sinks:
-            if isinstance(result, Failure):
+        if self.sinks:
+            if type(result) is Failure:
                 self.sinks.emit(
                     ToolFailed(
                         call_id=call.id,
@@ -513,3 +506,31 @@ def _describe(tool: AnyTool, args: object) -> str | None:
     except BaseException:  # the tool's own code: its failure of any kind is not ours to raise
         log.warning("describe() failed; falling back to the default text", tool=tool.name)
         return None
+
+
+class _Progress:
+    """A running call's `ctx.report_progress`: `ToolProgress` events to the sinks, from the
+    loop's thread or a sync tool's worker thread."""
+
+    __slots__ = ("call_id", "context", "loop", "loop_thread", "sinks", "tool")
+
+    def __init__(self, sinks: Fanout, call_id: str, tool: str) -> None:
+        self.sinks, self.call_id, self.tool = sinks, call_id, tool
+        self.context: ExecutionContext[Any] | None = None  # the call's own, set once made
+        self.loop = asyncio.get_running_loop()
+        self.loop_thread = threading.get_ident()
+
+    def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        assert self.context is not None
+        event = ToolProgress(
+            call_id=self.call_id,
+            tool=self.tool,
+            context=self.context,
+            progress=progress,
+            total=total,
+            message=message,
+        )
+        if threading.get_ident() == self.loop_thread:
+            self.sinks.emit(event)
+        else:  # a sync tool in a worker thread
+            self.loop.call_soon_threadsafe(self.sinks.emit, event)

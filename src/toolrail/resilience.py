@@ -197,7 +197,7 @@ async def with_retries(
 
 
 def _worth_retrying(result: Result[object, ToolError]) -> bool:
-    return isinstance(result, Failure) and is_breakage(result.failure())
+    return type(result) is Failure and is_breakage(result.failure())
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +219,10 @@ class HealthTracker:
         self._last_failure: dict[str, str] = {}
 
     def record(self, tool: str, ok: bool, duration_ms: float, failure: str | None) -> None:
-        self._samples.setdefault(tool, deque(maxlen=self._window)).append((ok, duration_ms))
+        samples = self._samples.get(tool)
+        if samples is None:
+            samples = self._samples[tool] = deque(maxlen=self._window)
+        samples.append((ok, duration_ms))
         if failure is not None:
             self._last_failure[tool] = failure
 
@@ -350,20 +353,23 @@ class Resilience:
     ) -> tuple[Result[object, ToolError], int]:
         """Invoke through breaker ▸ retry ▸ health; returns the result and attempts made."""
         held = self.breakers_for(tool)
-        for taken, breaker in enumerate(held):
-            allowed = breaker.allow()
-            if isinstance(allowed, Failure):
-                for earlier in held[:taken]:
-                    earlier.release()
-                return allowed, 0
+        if self._not_closed:  # a closed breaker allows every call: only these are asked
+            for taken, breaker in enumerate(held):
+                allowed = breaker.allow()
+                if type(allowed) is Failure:
+                    for earlier in held[:taken]:
+                        earlier.release()
+                    return allowed, 0
         verdict: bool | None = None
         start = time.perf_counter()
         try:
-            if tool.annotations.safe_to_retry or tool.name in self.retry.tools:
+            if self.retry.attempts > 1 and (
+                tool.annotations.safe_to_retry or tool.name in self.retry.tools
+            ):
                 result, attempts = await with_retries(attempt, self.retry, sleep=sleep)
             else:
                 result, attempts = await attempt(), 1
-            failure = result.failure() if isinstance(result, Failure) else None
+            failure = result.failure() if type(result) is Failure else None
             verdict = failure is None or not is_breakage(failure)
             self.health.record(
                 tool.name,

@@ -7,12 +7,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
+from toolrail.core._slots import fast_init
 from toolrail.core.errors import ToolError
 
 RawArguments = str | bytes | Mapping[str, object] | None
 """Arguments as providers deliver them: a JSON string, an already-parsed object, or nothing."""
+
+
+RESULT_TYPES = (Success, Failure)
+"""`type(x) in RESULT_TYPES` asks `isinstance(x, Result)` at a fraction of the cost: `Result`
+is an ABC, whose checks cost a call path ~0.3 µs each, and both of its classes are final."""
 
 
 def _new_call_id() -> str:
@@ -28,6 +34,7 @@ class ToolCall:
     id: str = field(default_factory=_new_call_id)
 
 
+@fast_init  # made on every call
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolOutcome:
     """The result of one call with when it started and how long it took."""

@@ -35,13 +35,15 @@ class Budget:
 
     def consume(self, ctx: ExecutionContext[Any], tool: str) -> Result[None, BudgetExceeded]:
         conversation = ctx.conversation_id
-        limits = (
-            (("agent", conversation, ctx.agent), self.per_agent),
-            (("conversation", conversation), self.per_conversation),
-            (("tool", conversation, tool), self.per_tool.get(tool)),
-        )
+        by_agent = ("agent", conversation, ctx.agent)
+        by_conversation = ("conversation", conversation)
+        by_tool = ("tool", conversation, tool)
         counts = self._counts
-        for key, limit in limits:
+        for key, limit in (
+            (by_agent, self.per_agent),
+            (by_conversation, self.per_conversation),
+            (by_tool, self.per_tool.get(tool)),
+        ):
             if limit is not None and counts[key] >= limit:
                 return Failure(_exceeded(key, limit))
         if self.rate is not None:
@@ -61,8 +63,9 @@ class Budget:
                     )
                 )
             recent.append(now)
-        for key, _ in limits:
-            counts[key] += 1
+        counts[by_agent] += 1
+        counts[by_conversation] += 1
+        counts[by_tool] += 1
         return _SPENT
 
     def remaining(self) -> dict[tuple[str, str], int]:

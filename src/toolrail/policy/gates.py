@@ -46,6 +46,9 @@ class Pending:
     context: ExecutionContext
 
 
+_AS_ASKED: Result[object | None, ToolError] = Success(None)
+"""What `Gates.admit` answers for a call to run as the model asked (made once)."""
+
 Circuit = Callable[[AnyTool], CircuitOpen | None]
 """Why an open circuit would refuse a tool now (the executor's `Resilience.refusal`)."""
 
@@ -112,11 +115,12 @@ class Gates:
         *,
         circuit: Circuit | None = None,
         approved: bool = False,
-    ) -> Result[object, ToolError]:
-        """Pass the gates in order; `Success` carries the arguments to run with (an
-        approver may have edited them). `approved`: a person approved this very call
-        (`Executor.resume`), so the approval gate does not ask again."""
+    ) -> Result[object | None, ToolError]:
+        """Pass the gates in order: `Success(None)` to run as asked, `Success(edited)` with
+        the arguments a person edited, or why not. `approved`: a person approved this very
+        call (`Executor.resume`), so the approval gate does not ask again."""
         plain = _Plain(arguments)
+        asked: Result[object | None, ToolError] = _AS_ASKED
         rules = self.rules_for(ctx.agent)
         decision = rules.decide(tool.name, plain)
         if decision.verdict == "deny":
@@ -126,18 +130,18 @@ class Gates:
             return Failure(open_circuit)
         if not approved and self._wants_approval(tool, decision, plain, ctx):
             asked = await self._ask(tool, call, plain, decision, ctx)
-            if isinstance(asked, Failure):
+            if type(asked) is Failure:
                 return asked
-            if asked.unwrap() is not None:  # edited by a person: the deny rules again
-                arguments = asked.unwrap()
-                again = rules.decide(tool.name, plain_arguments(arguments))
+            edited = asked.unwrap()
+            if edited is not None:  # edited by a person: the deny rules again
+                again = rules.decide(tool.name, plain_arguments(edited))
                 if again.verdict == "deny":
                     return Failure(_denied_by(tool, again))
         if self.budget is not None:
             spent = self.budget.consume(ctx, tool.name)
-            if isinstance(spent, Failure):
+            if type(spent) is Failure:
                 return spent
-        return Success(arguments)
+        return asked
 
     def _wants_approval(
         self,

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from toolrail.core._slots import fast_init
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import TimedOut, ToolError
@@ -48,6 +49,7 @@ class _CallEvent:
         return self.context.conversation_id
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallRequested(_CallEvent):
     """The model started a call; `arguments_so_far` is the partial JSON seen so far."""
@@ -55,6 +57,7 @@ class ToolCallRequested(_CallEvent):
     arguments_so_far: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolStarted(_CallEvent):
     """The tool is running with validated `arguments`; `description` is its one-liner."""
@@ -67,6 +70,7 @@ class ToolStarted(_CallEvent):
     read_only: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolProgress(_CallEvent):
     """A running tool said how far it has got."""
@@ -76,6 +80,7 @@ class ToolProgress(_CallEvent):
     message: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCompleted(_CallEvent):
     """The call ended in `Success`; `outcome.result` holds the output."""
@@ -84,6 +89,7 @@ class ToolCompleted(_CallEvent):
     source: str = "local"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolFailed(_CallEvent):
     """The call ended in `Failure(error)`; `timed_out` says whether its deadline passed."""
