@@ -8,7 +8,7 @@ cancellation and waits again goes on as a task of its own, abandoned — nobody 
 Any other cancellation — the caller's, or a cancel scope inside the body (`asyncio.timeout`,
 anyio's, as httpx and the MCP SDK use them) — is the body's to handle, as under a plain
 `await`; the caller's propagates once the body ends, at the latest at the deadline.
-Deadlines share loop timers, one per 10 ms slot. What propagates out of `invoke` is only
+Deadlines share loop timers (see `_Deadlines`). What propagates out of `invoke` is only
 the caller's own cancellation and `KeyboardInterrupt`; whatever else a body raises (any
 `Exception`, `SystemExit`, `GeneratorExit`, other `BaseException`s) or returns instead of a
 `Result` becomes a `ToolError`.
@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import inspect
 import math
 import types
@@ -202,42 +203,48 @@ class Invoker:
             body.exception()  # retrieved: no "exception was never retrieved" noise
 
 
-_Slot = tuple[asyncio.AbstractEventLoop, int]
+_Slot = tuple[asyncio.AbstractEventLoop, float, int]
 
 
 class _Deadlines:
-    """Deadlines share timers: one loop timer per 10 ms slot, however many calls end in
-    it (a deadline fires up to one slot late). A thousand concurrent calls cost a few
-    timers, not a thousand."""
-
-    GRAIN_S = 0.01
+    """Deadlines share timers: one loop timer per slot, however many calls end in it. A
+    slot is 1/100 of the deadline, at least 10 ms (rounded up to 10 ms × a power of two,
+    so calls with nearby deadlines share), and a deadline fires up to one slot late. A
+    slot's timer is left to fire when its last call ends rather than cancelled, so calls
+    one after another reuse it: a few timers a second, not one made and cancelled per
+    call (cancelled timers also pile up in the loop's heap)."""
 
     def __init__(self) -> None:
         self._slots: dict[_Slot, tuple[asyncio.TimerHandle, set[Callable[[], None]]]] = {}
 
     def add(self, delay_s: float, expire: Callable[[], None]) -> _Slot:
         loop = asyncio.get_running_loop()
-        slot = (loop, math.ceil((loop.time() + delay_s) / self.GRAIN_S))
+        grain = _grain(delay_s)
+        slot = (loop, grain, math.ceil((loop.time() + delay_s) / grain))
         entry = self._slots.get(slot)
         if entry is None:
-            entry = (loop.call_at(slot[1] * self.GRAIN_S, self._fire, slot), set())
+            entry = (loop.call_at(slot[2] * grain, self._fire, slot), set())
             self._slots[slot] = entry
         entry[1].add(expire)
         return slot
 
     def remove(self, slot: _Slot, expire: Callable[[], None]) -> None:
         entry = self._slots.get(slot)
-        if entry is None:
-            return
-        entry[1].discard(expire)
-        if not entry[1]:
-            entry[0].cancel()
-            del self._slots[slot]
+        if entry is not None:
+            entry[1].discard(expire)
 
     def _fire(self, slot: _Slot) -> None:
         entry = self._slots.pop(slot, None)
         for expire in entry[1] if entry is not None else ():
             expire()
+
+
+@functools.lru_cache(maxsize=64)  # tools have a few distinct deadlines
+def _grain(delay_s: float) -> float:
+    grain = 0.01
+    while grain * 100 < delay_s:
+        grain *= 2
+    return grain
 
 
 async def _contained(name: str, body: Awaitable[object]) -> Result[object, ToolError]:
