@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -28,6 +29,8 @@ from toolrail import (
 )
 
 ARGS = '{"a": 1, "b": 2}'
+FULL = "toolrail full railway (gates, JSONL log, stream)"
+TRACED = "toolrail full railway + OTel sink"
 
 
 async def add(a: int, b: int) -> int:
@@ -68,18 +71,18 @@ def toolrail_executor(*, with_table: bool, functional: bool = False) -> AsyncCal
     return run
 
 
-def full_railway(*, otel: bool = False) -> AsyncCall:
+def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]]:
     """Agent table, allow/ask/deny rules, a budget, declared permissions, a deadline, the
     JSONL call log and the stream handler; with `otel`, spans too (a batch processor
-    exporting nowhere: no exporter I/O on the call path)."""
+    exporting nowhere: no exporter I/O on the call path). With the call and what waits
+    for the log's writer thread (run between rounds: its work is measured on its own in
+    `log_throughput.py`)."""
     from bench.railway_overhead import RULES
     from toolrail import JsonlCallLog, ToolStreamHandler
     from toolrail.policy import Budget, Gates
 
-    sinks: list[Any] = [
-        JsonlCallLog(tempfile.mkdtemp(prefix="toolrail-bench-")),
-        ToolStreamHandler(on_update=lambda update: None),
-    ]
+    call_log = JsonlCallLog(tempfile.mkdtemp(prefix="toolrail-bench-"))
+    sinks: list[Any] = [call_log, ToolStreamHandler(on_update=lambda update: None)]
     if otel:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
@@ -104,7 +107,7 @@ def full_railway(*, otel: bool = False) -> AsyncCall:
     async def run() -> object:
         return (await executor.run(call, ctx)).result
 
-    return run
+    return run, call_log.flush
 
 
 def openai_agents() -> AsyncCall:
@@ -152,6 +155,8 @@ def langchain_core() -> AsyncCall:
 
 
 async def main() -> None:
+    full, full_settle = full_railway()
+    traced, traced_settle = full_railway(otel=True)
     contenders: dict[str, AsyncCall] = {
         "plain pydantic validate + call": plain_pydantic(),
         "toolrail Executor.run": toolrail_executor(with_table=False),
@@ -159,13 +164,13 @@ async def main() -> None:
         "toolrail Executor.run, functional-form tool": toolrail_executor(
             with_table=False, functional=True
         ),
-        "toolrail full railway (gates, JSONL log, stream)": full_railway(),
-        "toolrail full railway + OTel sink": full_railway(otel=True),
+        FULL: full,
+        TRACED: traced,
         "openai-agents FunctionTool.on_invoke_tool": openai_agents(),
         "pydantic-ai ToolManager.handle_call": await pydantic_ai(),
         "langchain-core StructuredTool.ainvoke": langchain_core(),
     }
-    timings = await measure(contenders)
+    timings = await measure(contenders, settle={FULL: full_settle, TRACED: traced_settle})
     report(
         "Executor path per call (async tool, JSON arguments)",
         timings,

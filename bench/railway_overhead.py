@@ -14,6 +14,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `python bench/railway_...`
@@ -88,14 +89,20 @@ def per_call(gated: bool) -> AsyncCall:
     return one
 
 
-async def _wall(make: AsyncCall, rounds: int = 15) -> float:
-    """Median wall time of `make()` in ms."""
-    times = []
+async def _walls(
+    contenders: dict[str, AsyncCall], settle: dict[str, Callable[[], object]], rounds: int = 15
+) -> dict[str, float]:
+    """Median wall time of each `make()` in ms, rounds interleaved so drift hits all alike;
+    `settle[name]` (untimed) waits for what a contender left to a background thread."""
+    times: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(rounds):
-        start = time.perf_counter()
-        await make()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+        for name, make in contenders.items():
+            start = time.perf_counter()
+            await make()
+            times[name].append((time.perf_counter() - start) * 1000)
+            if name in settle:
+                settle[name]()
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 async def concurrent(n: int = 1000) -> None:
@@ -116,7 +123,8 @@ async def concurrent(n: int = 1000) -> None:
     }
     for make in contenders.values():  # warm up
         await make()
-    walls = {name: await _wall(make) for name, make in contenders.items()}
+    call_log = next(sink for sink in full.sinks.sinks if isinstance(sink, JsonlCallLog))
+    walls = await _walls(contenders, {"toolrail run_many, full railway": call_log.flush})
     base = walls["raw asyncio.gather"]
     print(f"\n{n} concurrent 10 ms calls (wall time)")
     print(f"  {'':44} {'median ms':>10} {'× raw gather':>16}")
