@@ -6,8 +6,10 @@ import re
 
 from toolrail.routing.porter import porter
 
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-"""`getCurrentTime` -> get, Current, Time; `HTTPServer` -> HTTP, Server; `mcp__git__log` too."""
+_WORD = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+"""`getCurrentTime` -> get, Current, Time; `HTTPServer` -> HTTP, Server; `mcp__git__log` too.
+An acronym's plural stays one word (`URLs`, `APIs`, `PDFs`, `NFTs` -> urls, apis, ...; the
+stemmer then makes them url, api): split, `NFTs` became "nf" + "ts" and matched nothing."""
 
 _STOP = """
 a about above after again all also am an and any are as at be been before being below between
@@ -27,6 +29,8 @@ def identifier_words(text: str) -> list[str]:
 
     >>> identifier_words("getCurrentTime of mcp__git__log")
     ['get', 'current', 'time', 'of', 'mcp', 'git', 'log']
+    >>> identifier_words("listAPIs for PDFs, getHTTPServer")
+    ['list', 'apis', 'for', 'pdfs', 'get', 'http', 'server']
     """
     return [raw.lower() for raw in _WORD.findall(text)]
 
