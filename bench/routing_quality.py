@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from toolrail import ToolRegistry
-from toolrail.routing import Router
+from toolrail.routing import Router, RoutingSettings
 from toolrail.routing.catalogue import definition_tool, safe_tool_name
 
 DATA = Path(
@@ -66,18 +66,39 @@ def router_search(router: Router) -> Search:
     return lambda query: [m.tool.name for m in router.search(query, k=10)]
 
 
-SAMPLE = 4
-"""The semantic rows read every 4th single-tool query (5,138): encoding all 20,550 queries
-takes about ten minutes on two cores. The lexical row on the same sample is shown beside."""
+STRIDE = int(os.environ.get("TOOLRAIL_MINILM_STRIDE", "4"))
+"""The MiniLM rows read every STRIDE-th single-tool query: MiniLM encodes ~50 queries a
+second on two cores, so all 20,550 take about seven minutes (TOOLRAIL_MINILM_STRIDE=1 does
+it). The lexical and static rows read every query; the lexical row on the same stride is
+shown beside for comparison."""
 
 
-def semantic_router() -> Router | None:
-    """A router fusing the packaged MiniLM in, or None without the `[semantic]` extra."""
+def semantic_routers() -> list[tuple[str, Router, bool]] | None:
+    """(label, router, uses MiniLM) for each fused configuration; None without the extra."""
     try:
-        from toolrail.routing.semantic import SemanticIndex
+        from toolrail.routing.semantic import MiniLM, SemanticIndex, StaticEmbedding
     except ModuleNotFoundError:
         return None
-    return Router(catalogue(), semantic=SemanticIndex())
+    static = StaticEmbedding.packaged()
+    rows = [
+        ("+ static (CombSUM)", Router(catalogue(), semantic=SemanticIndex(static)), False),
+        (
+            "+ static (RRF k=60)",
+            Router(
+                catalogue(),
+                semantic=SemanticIndex(static),
+                settings=RoutingSettings(fusion="rrf"),
+            ),
+            False,
+        ),
+    ]
+    try:
+        minilm = MiniLM.packaged()
+    except (ModuleNotFoundError, FileNotFoundError):
+        return rows
+    both = SemanticIndex(static, minilm)
+    rows.append(("+ static + MiniLM", Router(catalogue(), semantic=both), True))
+    return rows
 
 
 def main() -> list[tuple[str, dict[str, float], dict[str, float]]]:
@@ -88,29 +109,23 @@ def main() -> list[tuple[str, dict[str, float], dict[str, float]]]:
         return []
     router = Router(catalogue())
     single, double = single_queries(), two_tool_queries()
-    rows = [
-        (
-            "lexical (default)",
-            evaluate(router_search(router), single),
-            evaluate(router_search(router), double),
-        )
-    ]
-    semantic = semantic_router()
-    if semantic is not None:
-        sample = {q: single[q] for q in list(single)[::SAMPLE]}
-        rows.append(
-            (
-                f"lexical, 1/{SAMPLE} sample",
-                evaluate(router_search(router), sample),
-                rows[0][2],
+    lexical_double = evaluate(router_search(router), double)
+    rows = [("lexical (default)", evaluate(router_search(router), single), lexical_double)]
+    semantic = semantic_routers()
+    sample = {q: single[q] for q in list(single)[::STRIDE]}
+    for label, fused, slow in semantic or []:
+        if slow and STRIDE > 1:
+            rows.append(
+                (
+                    f"lexical, 1/{STRIDE} sample",
+                    evaluate(router_search(router), sample),
+                    lexical_double,
+                )
             )
-        )
+            label = f"{label}, 1/{STRIDE}"
+        queries = sample if slow else single
         rows.append(
-            (
-                f"+ semantic, 1/{SAMPLE}",
-                evaluate(router_search(semantic), sample),
-                evaluate(router_search(semantic), double),
-            )
+            (label, evaluate(router_search(fused), queries), evaluate(router_search(fused), double))
         )
     print(
         f"\nrouting quality, MetaTool: {len(router.index)} tools, {len(single)} single-tool "
@@ -118,12 +133,13 @@ def main() -> list[tuple[str, dict[str, float], dict[str, float]]]:
     )
     if semantic is None:
         print("semantic rows SKIPPED: install toolrail[semantic]")
-    header = f"{'retriever':<22} {'nDCG@10':>8} {'R@1':>6} {'R@5':>6} | "
-    print(header + f"{'2-tool nDCG@10':>14} {'R@5':>6} {'both@5':>7}")
+    header = f"{'retriever':<26} {'nDCG@10':>8} {'R@1':>6} {'R@5':>6} | "
+    print(header + f"{'2-tool nDCG@10':>14} {'R@1':>6} {'R@5':>6} {'both@5':>7}")
     for name, one, two in rows:
         print(
-            f"{name:<22} {one['ndcg@10']:8.3f} {one['recall@1']:6.3f} {one['recall@5']:6.3f} | "
-            f"{two['ndcg@10']:14.3f} {two['recall@5']:6.3f} {two['all@5']:7.3f}"
+            f"{name:<26} {one['ndcg@10']:8.3f} {one['recall@1']:6.3f} {one['recall@5']:6.3f} | "
+            f"{two['ndcg@10']:14.3f} {two['recall@1']:6.3f} {two['recall@5']:6.3f} "
+            f"{two['all@5']:7.3f}"
         )
     return rows
 

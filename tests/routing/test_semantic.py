@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import struct
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from toolrail import Router
+from toolrail.routing import RoutingSettings
 
 from .catalogue import registry
 
@@ -23,9 +28,16 @@ TOPICS = {"umbrella": "weather", "raining": "weather", "weather": "weather", "bi
 
 
 class TopicEncoder:
-    """A stand-in encoder: one axis per topic word it knows, so tests are exact and fast."""
+    """A stand-in encoder: one axis per topic word it knows, so tests are exact and fast.
+    It counts the texts it was asked to encode."""
+
+    key = "topics"
+
+    def __init__(self) -> None:
+        self.encoded: list[str] = []
 
     def encode(self, texts: Sequence[str]) -> Vectors:
+        self.encoded.extend(texts)
         axes = [*sorted(set(TOPICS.values())), "other"]
         rows = np.zeros((len(texts), len(axes)), dtype=np.float32)
         for row, text in enumerate(texts):
@@ -58,16 +70,97 @@ def test_fusion_keeps_the_lexical_winner_and_follows_the_registry() -> None:
 
 
 def test_the_packaged_model_runs_offline() -> None:
-    """The MiniLM shipped in the extra's packages loads from site-packages and ranks."""
+    """The static model shipped in the extra's packages loads from site-packages and ranks."""
     router = Router(registry(), semantic=semantic.SemanticIndex())
     [first, *_] = router.search("What's the weather like in Oslo right now?")
     assert first.tool.name == "get_current_weather"
     assert router.search("tell me a joke about penguins") == ()
 
 
+def test_minilm_joins_the_static_model() -> None:
+    """`SemanticIndex.accurate()` fuses two embedding rankings with the lexical one."""
+    try:
+        index = semantic.SemanticIndex.accurate()
+    except (ModuleNotFoundError, FileNotFoundError):
+        pytest.skip("MiniLM's packages are not installed")
+    router = Router(registry(), semantic=index)
+    assert len(index.encoders) == 2
+    [first, *_] = router.search("will it rain in Oslo?")
+    assert first.tool.name == "get_current_weather"
+    assert isinstance(similarity := first.explain["similarity"], float)
+    assert similarity > 0.2
+
+
+def test_a_tool_is_encoded_once_per_text() -> None:
+    """Re-registering a tool unchanged encodes nothing; changing its text encodes it again."""
+    catalogue, encoder = registry(), TopicEncoder()
+    router = Router(catalogue, semantic=semantic.SemanticIndex(encoder))
+    router.search("raining")
+    first = len(encoder.encoded)
+    weather = catalogue.find("get_current_weather")
+    assert weather is not None
+    catalogue.unregister(weather.name)
+    catalogue.register(weather)
+    router.search("raining")
+    assert len(encoder.encoded) == first + 1  # the request only
+    catalogue.unregister(weather.name)
+    catalogue.register(replace(weather, description="Forecast: will it rain, or an umbrella?"))
+    router.search("raining")
+    assert len(encoder.encoded) == first + 3  # the request and the new text
+
+
+def test_the_disk_cache_spares_a_restart_the_encoding(tmp_path: Path) -> None:
+    """A second index over the same `cache_dir` encodes only the requests."""
+    first = TopicEncoder()
+    Router(registry(), semantic=semantic.SemanticIndex(first, cache_dir=tmp_path)).search("bill")
+    assert (tmp_path / "topics.npz").is_file()
+    again = TopicEncoder()
+    router = Router(registry(), semantic=semantic.SemanticIndex(again, cache_dir=tmp_path))
+    assert router.search("umbrella")[0].tool.name == "get_current_weather"
+    assert again.encoded == ["umbrella"]
+
+
+def test_a_static_model_from_local_files(tmp_path: Path) -> None:
+    """`StaticEmbedding.from_files` reads a safetensors table and a tokenizer.json."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    vocab = {"[UNK]": 0, "umbrella": 1, "rain": 2, "weather": 3, "invoice": 4, "bill": 5}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.save(str(tmp_path / "tokenizer.json"))
+    table = np.zeros((len(vocab), 3), dtype=np.float16)
+    table[[1, 2, 3], 0] = 1.0
+    table[[4, 5], 1] = 1.0
+    table[0, 2] = 0.1
+    header = json.dumps(
+        {
+            "embeddings": {
+                "dtype": "F16",
+                "shape": list(table.shape),
+                "data_offsets": [0, table.nbytes],
+            }
+        }
+    ).encode()
+    (tmp_path / "model.safetensors").write_bytes(
+        struct.pack("<Q", len(header)) + header + table.tobytes()
+    )
+    model = semantic.StaticEmbedding.from_files(
+        tmp_path / "model.safetensors", tmp_path / "tokenizer.json"
+    )
+    vectors = model.encode(["umbrella please", "the bill", "nothing known"])
+    assert vectors @ vectors[0] == pytest.approx([1.0, 0.0, 0.0], abs=1e-3)
+
+
+def test_rank_fusion_is_a_setting() -> None:
+    """RRF instead of CombSUM still finds the paraphrase."""
+    settings = RoutingSettings(fusion="rrf")
+    router = Router(registry(), semantic=semantic.SemanticIndex(TopicEncoder()), settings=settings)
+    assert router.search("do I need an umbrella?")[0].tool.name == "get_current_weather"
+
+
 def test_a_missing_extra_names_itself() -> None:
-    """Without onnxruntime the module says which extra to install."""
-    program = "import sys; sys.modules['onnxruntime'] = None; import toolrail.routing.semantic"
+    """Without tokenizers the module says which extra to install."""
+    program = "import sys; sys.modules['tokenizers'] = None; import toolrail.routing.semantic"
     done = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, check=False, timeout=60
     )

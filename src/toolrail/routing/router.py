@@ -7,7 +7,7 @@ import heapq
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolrail.core.context import ExecutionContext
 from toolrail.core.tool import AnyTool
@@ -52,12 +52,19 @@ class RoutingSettings:
     deprecated_penalty: float = 0.5
     health_min_calls: int = 5
     """A health record counts once it has this many calls: factor 0.5 + success rate / 2."""
+    fusion: Literal["combsum", "rrf"] = "combsum"
+    """How the lexical ranking and each embedding ranking are joined. "combsum" (default):
+    each ranking's scores are min-max normalised over the tools that may be shown, then
+    added with equal weight (Fox & Shaw's CombSUM; Lee, 1997) — the convex combination with
+    alpha = 1/n, no weight fitted to any dataset. It keeps how far ahead a tool is in a
+    ranking, which ranks alone lose: the lexical ranking scores only the tools that share a
+    word with the request, and a clear lexical winner stays ahead of a crowd of tools the
+    embeddings find vaguely close. "rrf": reciprocal rank fusion (below)."""
     fusion_k: int = 60
-    """Reciprocal rank fusion's k (Cormack, Clarke & Buettcher, 2009: 60, not tuned): with a
-    semantic index, a tool scores the sum of 1 / (k + rank) over the lexical and semantic
-    rankings, so neither ranking's score scale matters."""
+    """RRF's k (Cormack, Clarke & Buettcher, 2009: 60, not tuned): a tool scores the sum of
+    1 / (k + rank) over the rankings, so no ranking's score scale matters."""
     fusion_depth: int = 100
-    """How many tools of each ranking take part in the fusion."""
+    """How many tools of each ranking take part in RRF."""
     min_similarity: float = 0.5
     """With a semantic index, a request with too little lexical evidence is still relevant
     when its embedding's cosine to some tool reaches this: a paraphrase, not a shared topic."""
@@ -227,11 +234,12 @@ class Router:
                 for name, value in scores.items()
                 if name not in skip and (allowed is None or name in allowed)
             }
-        similar = self._similar(query, allowed, skip)
+        rankings = self._similar(query, allowed, skip)
+        similar = _best(rankings)
         if not scores and not similar:
             return ()
         size = max(3 * k, 30)
-        relevance = self._fuse(scores, similar) if similar else scores
+        relevance = self._fuse(scores, rankings) if rankings else scores
         pool = self._pool(relevance, size, failed, unique, idf, information)
         for c in pool:
             c.signals["bm25"] = round(scores.get(c.tool.name, 0.0), 4)
@@ -246,24 +254,38 @@ class Router:
             for c in diverse(pool, k, self.settings.diversity, index.vector)
         )
 
-    def _similar(self, query: str, allowed: set[str] | None, skip: set[str]) -> dict[str, float]:
-        """Cosine of the request to each tool it may be shown (empty without embeddings)."""
+    def _similar(
+        self, query: str, allowed: set[str] | None, skip: set[str]
+    ) -> list[dict[str, float]]:
+        """Per encoder, the cosine of the request to each tool it may be shown (no list
+        without embeddings)."""
         if self.semantic is None:
-            return {}
-        return {
-            name: value
-            for name, value in self.semantic.similarities(query).items()
-            if name not in skip and (allowed is None or name in allowed)
-        }
+            return []
+        return [
+            {
+                name: value
+                for name, value in ranking.items()
+                if name not in skip and (allowed is None or name in allowed)
+            }
+            for ranking in self.semantic.similarities(query)
+        ]
 
-    def _fuse(self, scores: dict[str, float], similar: dict[str, float]) -> dict[str, float]:
-        """Reciprocal rank fusion of the lexical and semantic rankings."""
-        k, depth = self.settings.fusion_k, self.settings.fusion_depth
+    def _fuse(self, scores: dict[str, float], rankings: list[dict[str, float]]) -> dict[str, float]:
+        """The lexical ranking and the embedding rankings joined (`RoutingSettings.fusion`)."""
+        every = [scores, *rankings]
+        if self.settings.fusion == "rrf":
+            return _rrf(every, self.settings.fusion_k, self.settings.fusion_depth)
         fused: dict[str, float] = {}
-        for ranking in (scores, similar):
-            top = heapq.nlargest(depth, ranking.items(), key=itemgetter(1))
-            for rank, (name, _) in enumerate(top, start=1):
-                fused[name] = fused.get(name, 0.0) + 1.0 / (k + rank)
+        for ranking in every:
+            if not ranking:
+                continue
+            low, high = min(ranking.values()), max(ranking.values())
+            if ranking is scores:
+                low = 0.0  # a tool sharing no word with the request scores 0, not absent
+            span = (high - low) or 1.0
+            weight = 1.0 / len(every)
+            for name, value in ranking.items():
+                fused[name] = fused.get(name, 0.0) + weight * (value - low) / span
         return fused
 
     def _pool(
@@ -333,3 +355,24 @@ class Router:
                     factor *= health_factor
                     signals["health"] = round(health_factor, 3)
         return factor
+
+
+def _best(rankings: list[dict[str, float]]) -> dict[str, float]:
+    """Each tool's highest cosine over the encoders."""
+    if len(rankings) == 1:
+        return rankings[0]
+    best: dict[str, float] = {}
+    for ranking in rankings:
+        for name, value in ranking.items():
+            best[name] = max(best.get(name, value), value)
+    return best
+
+
+def _rrf(rankings: list[dict[str, float]], k: int, depth: int) -> dict[str, float]:
+    """Reciprocal rank fusion of `rankings` (each read to `depth`)."""
+    fused: dict[str, float] = {}
+    for ranking in rankings:
+        top = heapq.nlargest(depth, ranking.items(), key=itemgetter(1))
+        for rank, (name, _) in enumerate(top, start=1):
+            fused[name] = fused.get(name, 0.0) + 1.0 / (k + rank)
+    return fused
