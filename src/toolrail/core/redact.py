@@ -152,23 +152,16 @@ _TOKEN_FAMILIES = re.compile(
 # a fixed prefix, then either fails within its fixed minimum length or consumes what it
 # matched, so this stays linear. JWTs only at a run's start: their first part is unbounded.
 _INNER_TOKENS = re.compile(r"(?<=[._-])(?:" + _PREFIXED + ")|" + _GLUED)
-_FAMILIES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
-    (guards, re.compile(pattern))
-    for guards, pattern in (
-        (
-            ("-----BEGIN",),
-            # the body may carry headers (`Proc-Type: 4,ENCRYPTED`) and, inside JSON text
-            # (a service-account file), escaped `\n`
-            r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----"
-            r"(?:[\s\\rn]{0,8}[A-Za-z-]{1,32}:[^\r\n\\]{0,256}){0,4}"
-            r"[A-Za-z0-9+/=\s\\]{0,65536}"
-            r"(?:-----END [A-Z ]{0,40}PRIVATE KEY-----)?",
-        ),
-        (
-            ("earer", "EARER", "asic", "ASIC"),
-            r"(?:[Bb]earer|BEARER|[Bb]asic|BASIC)[ \t]{1,8}[A-Za-z0-9._~+/=-]{8,}",
-        ),
-    )
+_PRIVATE_KEY = re.compile(
+    # the body may carry headers (`Proc-Type: 4,ENCRYPTED`) and, inside JSON text (a
+    # service-account file), escaped `\n`
+    r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----"
+    r"(?:[\s\\rn]{0,8}[A-Za-z-]{1,32}:[^\r\n\\]{0,256}){0,4}"
+    r"[A-Za-z0-9+/=\s\\]{0,65536}"
+    r"(?:-----END [A-Z ]{0,40}PRIVATE KEY-----)?"
+)
+_SCHEME_CREDENTIALS = re.compile(
+    r"(?:[Bb]earer|BEARER|[Bb]asic|BASIC)[ \t]{1,8}[A-Za-z0-9._~+/=-]{8,}"
 )
 _URL_CREDENTIALS = re.compile(  # to the last `@` before any `/`; or with `/` but no `@`
     r"(://)[^\s/:@]{1,256}:(?:[^\s/]{0,256}@|(?![0-9]{1,5}/)[^\s@]{0,256}@)"
@@ -210,6 +203,57 @@ _FLAGGED = re.compile(
 _SHORTEST_SECRET = 8
 
 
+_Trie = dict[str, "_Trie"]
+
+
+def _fragment_pattern(words: set[str]) -> re.Pattern[str]:
+    """One search for any of `words`: those containing another are dropped (the shorter
+    one is found wherever they are), and the rest share their prefixes, as a trie."""
+    trie: _Trie = {}
+    for word in sorted(w for w in words if not any(o != w and o in w for o in words)):
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return re.compile(_alternation(trie))
+
+
+def _alternation(node: _Trie) -> str:
+    if "" in node:  # a word ends here: no longer word through this node was kept
+        return ""
+    branches = [re.escape(char) + _alternation(child) for char, child in sorted(node.items())]
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
+# Whether text may hold a secret name, searched in the text lowercased with `_ . -` taken
+# out: `is_secret_key(name)` decides on the name's letters and digits lowercased and joined
+# (`_WORD` splits off nothing else), and holds only if that joined form contains one of
+# these words (a secret word is contained in it; so is a part or a compound; and a name
+# ending in "token" contains "token"). A name in the text is a run of `[A-Za-z0-9_.-]`, so
+# its joined form is a substring of the text so reduced: no secret name escapes the search.
+_NAME_WORDS = {*_SECRET_WORDS, *_SECRET_PARTS, *_SECRET_COMPOUNDS, "token"}
+_SECRET_NAME = _fragment_pattern(_NAME_WORDS)
+# The same search, widened to the other passes: a scheme (`Bearer x`, `basic x`), a header
+# (the words its pass is guarded by: `(?i:...)` also matches `cookıe`, so "cookie" alone
+# would not do), `mysql`/`mariadb`/`sshpass` (it contains "pass") `-p`, `curl -u`, and
+# `.netrc`'s `password`. `--token`/`--api-key` flags and PEM keys ("PRIVATE KEY") hold a
+# secret name already.
+_MAY_REDACT = _fragment_pattern(
+    {*_NAME_WORDS, "bearer", "basic", "uthorization", "ookie", "mysql", "mariadb", "curl"}
+)
+
+
+def _reduced(lowered: str) -> str:
+    """Lowercased text without `_ . -`: names as `is_secret_key` reads them, joined."""
+    if "." in lowered:
+        lowered = lowered.replace(".", "")
+    if "_" in lowered:
+        lowered = lowered.replace("_", "")
+    if "-" in lowered:
+        lowered = lowered.replace("-", "")
+    return lowered
+
+
 def redact_text(text: str) -> str:
     """Text with token-like substrings and assigned secrets replaced.
 
@@ -218,14 +262,44 @@ def redact_text(text: str) -> str:
     """
     if len(text) < _SHORTEST_SECRET:
         return text
-    text = _RUN.sub(_token, text)
-    for guards, pattern in _FAMILIES:
-        if any(guard in text for guard in guards):
-            text = pattern.sub(REDACTED, text)
+    # No pass changes text without what its guard, or for tokens and PEM keys its pattern,
+    # looks for; where none of that is in the text, it is returned as it is.
+    if ("-" in text or "_" in text) and (_token_prefixed(text) or "-----BEGIN" in text):
+        return _redact_passes(text)
+    if ("://" in text and "@" in text) or "IA" in text or "AIza" in text or "eyJ" in text:
+        return _redact_passes(text)
+    if _MAY_REDACT.search(_reduced(text.lower())) is None:
+        return text
+    return _redact_passes(text)
+
+
+def _token_prefixed(text: str) -> bool:
+    """Whether a token family with `-` or `_` in its prefix may start in `text`."""
+    return (
+        "k-" in text  # sk-, rk-, pk-, sk-ant-, ...
+        or "k_" in text  # sk_live_, rk_test_, ...
+        or "gh" in text  # ghp_, gho_, ...
+        or "github_pat_" in text
+        or "glpat-" in text
+        or "xox" in text
+        or "pypi-" in text
+        or "hf_" in text
+        or "npm_" in text
+    )
+
+
+def _redact_passes(text: str) -> str:
+    """Every pass, each skipped when what it replaces cannot be in the text."""
+    if _token_prefixed(text) or "IA" in text or "AIza" in text or "eyJ" in text:
+        text = _RUN.sub(_token, text)  # every token family starts with one of these
+    if "-----BEGIN" in text:
+        text = _PRIVATE_KEY.sub(REDACTED, text)
+    if "earer" in text or "EARER" in text or "asic" in text or "ASIC" in text:
+        text = _SCHEME_CREDENTIALS.sub(REDACTED, text)
     if "://" in text and "@" in text:
         text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
         text = _URL_USER.sub(_url_user, text)
-    lowered = text.lower()
+    lowered_from, lowered = text, text.lower()
     if "uthorization" in lowered or "ookie" in lowered:
         text = _HEADER.sub(rf"\1{REDACTED}", text)
     if "-p" in text and ("mysql" in lowered or "mariadb" in lowered):
@@ -237,10 +311,15 @@ def redact_text(text: str) -> str:
     if "password" in text or "passwd" in text:
         text = _NETRC.sub(rf"\1{REDACTED}", text)
     if "=" in text or ":" in text:
-        text = _redact_assignments(text)
-    lowered = text.lower()
-    if "-" in text and any(guard in lowered for guard in ("pass", "token", "secret", "key")):
-        text = _FLAGGED.sub(rf"\1{REDACTED}", text)
+        if text is not lowered_from:
+            lowered_from, lowered = text, text.lower()
+        if _SECRET_NAME.search(_reduced(lowered)):
+            text = _redact_assignments(text)
+    if "-" in text:
+        if text is not lowered_from:
+            lowered = text.lower()
+        if "pass" in lowered or "token" in lowered or "secret" in lowered or "key" in lowered:
+            text = _FLAGGED.sub(rf"\1{REDACTED}", text)
     return text
 
 
