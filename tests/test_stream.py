@@ -12,6 +12,7 @@ from toolrail import (
     Complete,
     EndConversation,
     ExecutionContext,
+    ExecutionFailed,
     Executor,
     TimedOut,
     ToolCall,
@@ -271,3 +272,65 @@ async def test_updates_sees_what_happens_before_its_first_read() -> None:
 
     seen = await asyncio.wait_for(drain(), 10)  # hung when close() was missed
     assert seen == ["running", "completed"]
+
+
+def test_lines_made_without_a_second_redaction_equal_public_ones() -> None:
+    """The handler's own constructor sets every field a `ProgressUpdate` has."""
+    from toolrail.recording.stream import _clean_update
+
+    fields = {
+        "progress": 1.0,
+        "total": 2.0,
+        "duration_ms": 3.0,
+        "error_kind": "timed_out",
+        "timed_out": True,
+        "terminator": "complete",
+        "at": NOW,
+        "health": None,
+    }
+    made = _clean_update("c", "t", "a", "failed", "✖ t", **fields)  # type: ignore[arg-type]
+    public = ProgressUpdate(call_id="c", tool="t", agent="a", status="failed", text="✖ t", **fields)  # type: ignore[arg-type]
+    assert made == public
+
+
+def test_every_line_of_a_call_is_redacted_once_and_whole() -> None:
+    """Secrets in a start text, a progress message, an error, a summary never show; an error
+    that completes a secret with the start text (`curl ... -u bob:pw`) is hidden too."""
+    handler, updates = collect()
+    handler(
+        ToolStarted(
+            call_id="c", tool="shell", context=CTX, arguments={"command": "curl https://x.test"}
+        )
+    )
+    handler(
+        ToolProgress(call_id="c", tool="shell", context=CTX, progress=1, message="token=s3cr3t-1")
+    )
+    error = ExecutionFailed(message="-u bob:hunter22 refused")  # clean alone: no `curl` in it
+    handler(
+        ToolFailed(
+            call_id="c",
+            tool="shell",
+            context=CTX,
+            outcome=outcome("c", "shell", Failure(error)),
+            error=error,
+        )
+    )
+    handler(
+        ToolCompleted(
+            call_id="d",
+            tool="complete",
+            context=CTX,
+            outcome=outcome(
+                "d", "complete", Success(Complete(summary="done; api_key=k3y-k3y-k3y"))
+            ),
+        )
+    )
+    texts = [u.text for u in updates]
+    assert texts[0] == "🔧 Running curl https://x.test"
+    assert len(texts) == 5
+    for secret in ("s3cr3t-1", "hunter22", "k3y-k3y-k3y"):
+        assert not any(secret in text for text in texts)
+    assert texts[1].startswith("🔧 Running curl https://x.test [1]")
+    assert updates[2].status == "failed"
+    assert "bob:" in texts[2]
+    assert updates[-1].terminator == "complete"

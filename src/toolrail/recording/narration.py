@@ -57,14 +57,18 @@ def describe_error(error: ToolError) -> str:
 
 
 def _as_mapping(arguments: RawArguments) -> Mapping[str, object]:
-    if isinstance(arguments, Mapping):
+    if type(arguments) is dict:  # the common shapes first: `Mapping` is a slow ABC check
         return arguments
-    if isinstance(arguments, str | bytes) and arguments:
+    if isinstance(arguments, str | bytes):
+        if not arguments:
+            return {}
         try:
             decoded = orjson.loads(arguments)
         except orjson.JSONDecodeError:
             return {}
         return decoded if isinstance(decoded, dict) else {}
+    if isinstance(arguments, Mapping):
+        return arguments
     return {}
 
 
@@ -74,6 +78,12 @@ def _pick(args: Mapping[str, object], keys: tuple[str, ...]) -> str:
         if key in args:
             return _short(_text(args[key]))
     for value in args.values():
+        kind = type(value)
+        if kind is int or kind is float:  # one word, no URL: only its length to check
+            text = str(value)
+            return text if len(text) <= _MAX else _short(text)
+        if kind is str:
+            return _short(_text(value))
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             return _short(_text(value))
     return ""
@@ -82,9 +92,12 @@ def _pick(args: Mapping[str, object], keys: tuple[str, ...]) -> str:
 def _text(value: object) -> str:
     if isinstance(value, list | tuple):
         return " ".join(str(v) for v in value)
-    return str(value).removeprefix("https://").removeprefix("http://")
+    text = str(value)
+    return text.removeprefix("https://").removeprefix("http://") if "http" in text else text
 
 
 def _short(text: str) -> str:
+    if len(text) <= _MAX and text.isprintable() and "  " not in text and text == text.strip():
+        return text  # one line, single spaces, short: already as `split` and `join` make it
     text = " ".join(text.split())
     return text if len(text) <= _MAX else text[: _MAX - 1] + "…"

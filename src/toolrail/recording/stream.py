@@ -12,15 +12,16 @@ import asyncio
 import contextlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, assert_never
+from typing import Any, Literal, assert_never
 
 from returns.result import Failure, Success
 
 from toolrail._diagnostics import get_logger
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.control import Complete, EndConversation
+from toolrail.core.errors import ToolError
 from toolrail.core.redact import redact_text
 from toolrail.recording.events import (
     CircuitStateChanged,
@@ -71,6 +72,61 @@ class ProgressUpdate:
     @property
     def finished(self) -> bool:
         return self.status in ("completed", "failed")
+
+
+def _setter(name: str) -> Callable[[ProgressUpdate, Any], None]:
+    setter: Callable[[ProgressUpdate, Any], None] = getattr(ProgressUpdate, name).__set__
+    return setter
+
+
+_set_call_id = _setter("call_id")
+_set_tool = _setter("tool")
+_set_agent = _setter("agent")
+_set_status = _setter("status")
+_set_text = _setter("text")
+_set_progress = _setter("progress")
+_set_total = _setter("total")
+_set_duration_ms = _setter("duration_ms")
+_set_error_kind = _setter("error_kind")
+_set_timed_out = _setter("timed_out")
+_set_terminator = _setter("terminator")
+_set_at = _setter("at")
+_set_health = _setter("health")
+
+
+def _clean_update(
+    call_id: str,
+    tool: str,
+    agent: str,
+    status: Status,
+    text: str,
+    *,
+    progress: float | None = None,
+    total: float | None = None,
+    duration_ms: float | None = None,
+    error_kind: str | None = None,
+    timed_out: bool = False,
+    terminator: Terminator | None = None,
+    at: datetime | None = None,
+    health: Health | None = None,
+) -> ProgressUpdate:
+    """A `ProgressUpdate` whose `text` is redacted already, made without redacting it again
+    (the handler redacts each text it makes once); every other way to make one redacts."""
+    update: ProgressUpdate = object.__new__(ProgressUpdate)
+    _set_call_id(update, call_id)
+    _set_tool(update, tool)
+    _set_agent(update, agent)
+    _set_status(update, status)
+    _set_text(update, text)
+    _set_progress(update, progress)
+    _set_total(update, total)
+    _set_duration_ms(update, duration_ms)
+    _set_error_kind(update, error_kind)
+    _set_timed_out(update, timed_out)
+    _set_terminator(update, terminator)
+    _set_at(update, at)
+    _set_health(update, health)
+    return update
 
 
 UpdateCallback = Callable[[ProgressUpdate], None]
@@ -132,22 +188,7 @@ class ToolStreamHandler:
     # --- events → updates --------------------------------------------------------------
 
     def _updates_for(self, event: ToolEvent) -> list[ProgressUpdate]:
-        match event:
-            case (
-                ToolRegistered()
-                | ToolUnregistered()
-                | ToolDefinitionChanged()
-                | McpServerStateChanged()
-                | CircuitStateChanged()
-            ):
-                return []
-            case ToolCallRequested():
-                if event.call_id in self._active or event.call_id in self._finished:
-                    return []
-                text = f"💭 Preparing {event.tool}"
-                return [
-                    self._begin(event.call_id, event.tool, event.agent, "requested", text, event.at)
-                ]
+        match event:  # the cases of every call first: each class pattern is an isinstance
             case ToolStarted():
                 current = self._active.get(event.call_id)
                 if event.call_id in self._finished or (current and current.status == "running"):
@@ -158,6 +199,15 @@ class ToolStreamHandler:
                 return [
                     self._begin(event.call_id, event.tool, event.agent, "running", text, event.at)
                 ]
+            case ToolCompleted() | ToolFailed():
+                if event.call_id in self._finished:
+                    return []
+                started = self._ensure_started(
+                    event.call_id, event.tool, event.agent, event.outcome.call.arguments, event.at
+                )
+                timed_out = isinstance(event, ToolFailed) and event.timed_out
+                health = self._health.health(event.tool) if self._health is not None else None
+                return [*started, self._end(event.call_id, event.outcome, timed_out, health)]
             case ToolProgress():
                 if event.call_id in self._finished:
                     return []
@@ -165,36 +215,53 @@ class ToolStreamHandler:
                     event.call_id, event.tool, event.agent, None, event.at
                 )
                 base = self._active[event.call_id]
-                update = replace(
-                    base,
+                update = _clean_update(
+                    base.call_id,
+                    base.tool,
+                    base.agent,
+                    base.status,
+                    redact_text(_with_progress(base.text, event)),  # its message is new text
                     progress=event.progress,
                     total=event.total,
-                    text=_with_progress(base.text, event),
                     at=event.at,
+                    health=base.health,
                 )
-                self._active[event.call_id] = replace(update, text=base.text)
+                self._active[event.call_id] = _clean_update(
+                    base.call_id,
+                    base.tool,
+                    base.agent,
+                    base.status,
+                    base.text,
+                    progress=event.progress,
+                    total=event.total,
+                    at=event.at,
+                    health=base.health,
+                )
                 return [*started, update]
-            case ToolCompleted() | ToolFailed():
-                if event.call_id in self._finished:
+            case ToolCallRequested():
+                if event.call_id in self._active or event.call_id in self._finished:
                     return []
-                started = self._ensure_started(
-                    event.call_id, event.tool, event.agent, event.outcome.call.arguments, event.at
-                )
-                ended = self._end(event.call_id, event.outcome)
-                if isinstance(event, ToolFailed) and event.timed_out:
-                    ended = replace(ended, timed_out=True)
-                if self._health is not None:
-                    ended = replace(ended, health=self._health.health(event.tool))
-                return [*started, ended]
+                text = f"💭 Preparing {event.tool}"
+                return [
+                    self._begin(event.call_id, event.tool, event.agent, "requested", text, event.at)
+                ]
+            case (
+                ToolRegistered()
+                | ToolUnregistered()
+                | ToolDefinitionChanged()
+                | McpServerStateChanged()
+                | CircuitStateChanged()
+            ):
+                return []
             case _:
                 assert_never(event)
 
     def _begin(
         self, call_id: str, tool: str, agent: str, status: Status, text: str, at: datetime
     ) -> ProgressUpdate:
-        update = ProgressUpdate(
-            call_id=call_id, tool=tool, agent=agent, status=status, text=text, at=at
-        )
+        """The first line of a call: its text is redacted here, once; later lines of the
+        call build on it."""
+        update = _clean_update(call_id, tool, agent, status, redact_text(text), at=at)
         self._active[call_id] = update
         return update
 
@@ -208,7 +275,9 @@ class ToolStreamHandler:
         text = describe_call(tool, arguments)
         return [self._begin(call_id, tool, agent, "running", text, at)]
 
-    def _end(self, call_id: str, outcome: ToolOutcome) -> ProgressUpdate:
+    def _end(
+        self, call_id: str, outcome: ToolOutcome, timed_out: bool, health: Health | None
+    ) -> ProgressUpdate:
         begun = self._active.pop(call_id)
         self._finished[call_id] = None
         if len(self._finished) > _SEEN_LIMIT:
@@ -219,26 +288,40 @@ class ToolStreamHandler:
         status: Status = "completed"
         terminator: Terminator | None = None
         error_kind: str | None = None
-        match outcome.result:
-            case Success(Complete(summary=summary)):
-                text, terminator = f"✅ Completed: {_first_line(summary)}", "complete"
-            case Success(EndConversation(reason=reason)):
-                text = f"🏁 Conversation ended: {_first_line(reason)}"
+        result = outcome.result
+        # `type(...) is`, not `match Success(...)`: Success and Failure are final classes
+        # under an ABC, where each class pattern is a slow isinstance
+        if type(result) is Success:
+            value = result.unwrap()
+            if isinstance(value, Complete):
+                text, terminator = f"✅ Completed: {_first_line(value.summary)}", "complete"
+                text = redact_text(text)
+            elif isinstance(value, EndConversation):
+                text = redact_text(f"🏁 Conversation ended: {_first_line(value.reason)}")
                 terminator = "end_conversation"
-            case Success(_):
+            else:  # only the redacted start line and our own figures: nothing new to redact
                 text = f"✔ {begun.text} ({seconds})"
-            case Failure(error):
-                status, error_kind = "failed", error.kind
-                text = f"✖ {begun.text} — {describe_error(error)} ({seconds})"
-            case _:
-                status, text = "failed", f"✖ {begun.text}"
-        return replace(
-            begun,
-            status=status,
-            text=text,
-            terminator=terminator,
-            error_kind=error_kind,
+        elif type(result) is Failure:
+            error: ToolError = result.failure()
+            status, error_kind = "failed", error.kind
+            # redacted whole: the error's text may be what completes a secret in the line
+            text = redact_text(f"✖ {begun.text} — {describe_error(error)} ({seconds})")
+        else:
+            status, text = "failed", f"✖ {begun.text}"
+        return _clean_update(
+            begun.call_id,
+            begun.tool,
+            begun.agent,
+            status,
+            text,
+            progress=begun.progress,
+            total=begun.total,
             duration_ms=outcome.duration_ms,
+            error_kind=error_kind,
+            timed_out=timed_out,
+            terminator=terminator,
+            at=begun.at,
+            health=health if health is not None else begun.health,
         )
 
     def _publish(self, update: ProgressUpdate) -> None:
