@@ -43,6 +43,7 @@ from toolrail._outputs import cap_output, fits
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import (
+    CircuitOpen,
     ExecutionFailed,
     InternalError,
     InvalidArguments,
@@ -66,7 +67,7 @@ from toolrail.recording.events import (
 )
 from toolrail.recording.sinks import Fanout
 from toolrail.registry import AgentToolTable, ToolRegistry, unknown_tool
-from toolrail.resilience import HealthTracker, Resilience, State
+from toolrail.resilience import HealthTracker, Resilience, State, with_retries
 
 log = get_logger("toolrail.executor")
 
@@ -124,7 +125,7 @@ class Executor:
         self.spill_dir = None if spill_dir is None else Path(spill_dir)
         self.sleep = sleep
         self.sinks = Fanout(sinks, timeout_s=sink_timeout_s)
-        if self.sinks:
+        if self.sinks.sinks:
             _tell_of_registrations(registry, self)
         self.invoker = Invoker(default_timeout_s)
         self._visible: dict[
@@ -296,7 +297,9 @@ class Executor:
         attached: Mapping[str, object] = {}
         try:
             tool = self._lookup(call, ctx)
-            progress = _Progress(self.sinks, call.id, tool.name) if tool and self.sinks else None
+            progress = (
+                _Progress(self.sinks, call.id, tool.name) if tool and self.sinks.sinks else None
+            )
             ctx = ctx.for_call(call.id, progress)
             if progress is not None:
                 progress.context = ctx
@@ -393,7 +396,7 @@ class Executor:
         """Started event, then the tool through resilience and its deadline, then the cap;
         with what the tool attached (`ctx.attach`)."""
         tool, call, args = admitted.tool, admitted.call, admitted.args
-        if self.sinks:
+        if self.sinks.sinks:
             self.sinks.emit(
                 ToolStarted(
                     call_id=call.id,
@@ -406,9 +409,21 @@ class Executor:
                     read_only=tool.annotations.read_only,
                 )
             )
-        result, attempts = await self.resilience.run(
-            tool, lambda: self.invoker.invoke(tool, args, call, ctx), sleep=self.sleep
-        )
+        resilience, invoke = self.resilience, self.invoker.invoke
+        held = resilience.take(tool)
+        if isinstance(held, CircuitOpen):
+            return Failure(held), 1, ctx.attached
+        result: Result[object, ToolError] | None = None
+        attempts, begun = 1, time.perf_counter()
+        try:
+            if resilience.retries(tool):
+                result, attempts = await with_retries(
+                    lambda: invoke(tool, args, call, ctx), resilience.retry, sleep=self.sleep
+                )
+            else:
+                result = await invoke(tool, args, call, ctx)
+        finally:  # cancelled: no verdict, probes given back
+            resilience.settle(tool, held, result, (time.perf_counter() - begun) * 1000)
         cap = (
             self.output_caps.get(tool.name, self.max_output_chars)
             if self.output_caps
@@ -416,7 +431,7 @@ class Executor:
         )
         if cap is not None and type(result) is Success and not fits(result.unwrap(), cap):
             result = await self._cut(call, result.unwrap(), cap)
-        return result, max(attempts, 1), ctx.attached
+        return result, attempts, ctx.attached
 
     async def _cut(self, call: ToolCall, output: object, cap: int) -> Result[object, ToolError]:
         """An output over its cap, cut (and spilled whole to a file, with `spill_dir`)."""
@@ -454,7 +469,7 @@ class Executor:
             attempts=attempts,
             metadata=metadata,
         )
-        if self.sinks:
+        if self.sinks.sinks:
             if type(result) is Failure:
                 self.sinks.emit(
                     ToolFailed(

@@ -263,10 +263,10 @@ class Resilience:
     """Retries, circuit breakers and health for one executor, configured here and the same
     whether or not any rules are: `Executor(registry, resilience=Resilience(...))`.
 
-    `run` wraps one invocation: breaker ▸ retry ▸ health, each with its before and after in
-    one place. The gates only *ask* a breaker (`refusal`), which takes nothing; the half-open
-    probe is taken here, right around the call, and given back in `finally` — so a call
-    refused by a later gate, or cancelled, can never keep a probe.
+    The executor wraps one invocation in `take` … `settle` (in a `try/finally`, retries
+    inside): breaker ▸ retry ▸ health. The gates only *ask* a breaker (`refusal`), which
+    takes nothing; the half-open probe is taken right around the call and given back in
+    `finally` — so a call refused by a later gate, or cancelled, can never keep a probe.
     """
 
     def __init__(
@@ -344,14 +344,9 @@ class Resilience:
         if self.on_change is not None:
             self.on_change(breaker.name, breaker.state)
 
-    async def run(
-        self,
-        tool: AnyTool,
-        attempt: Callable[[], Awaitable[Result[object, ToolError]]],
-        *,
-        sleep: Callable[[float], Awaitable[None]] | None = None,
-    ) -> tuple[Result[object, ToolError], int]:
-        """Invoke through breaker ▸ retry ▸ health; returns the result and attempts made."""
+    def take(self, tool: AnyTool) -> tuple[CircuitBreaker, ...] | CircuitOpen:
+        """Before an invocation: the tool's breakers, with a half-open one's probe taken —
+        or why an open circuit refuses the call. Every `take` is followed by `settle`."""
         held = self.breakers_for(tool)
         if self._not_closed:  # a closed breaker allows every call: only these are asked
             for taken, breaker in enumerate(held):
@@ -359,28 +354,33 @@ class Resilience:
                 if type(allowed) is Failure:
                     for earlier in held[:taken]:
                         earlier.release()
-                    return allowed, 0
-        verdict: bool | None = None
-        start = time.perf_counter()
-        try:
-            if self.retry.attempts > 1 and (
-                tool.annotations.safe_to_retry or tool.name in self.retry.tools
-            ):
-                result, attempts = await with_retries(attempt, self.retry, sleep=sleep)
-            else:
-                result, attempts = await attempt(), 1
-            failure = result.failure() if type(result) is Failure else None
-            verdict = failure is None or not is_breakage(failure)
-            self.health.record(
-                tool.name,
-                failure is None,
-                (time.perf_counter() - start) * 1000,
-                None if failure is None else failure.message,
-            )
-            return result, attempts
-        finally:
+                    refused: CircuitOpen = allowed.failure()
+                    return refused
+        return held
+
+    def retries(self, tool: AnyTool) -> bool:
+        """Whether a failed call of `tool` is tried again: it is safe to repeat."""
+        return self.retry.attempts > 1 and (
+            tool.annotations.safe_to_retry or tool.name in self.retry.tools
+        )
+
+    def settle(
+        self,
+        tool: AnyTool,
+        held: tuple[CircuitBreaker, ...],
+        result: Result[object, ToolError] | None,
+        duration_ms: float,
+    ) -> None:
+        """After the invocation: its health, and each breaker's verdict; `None` (the call
+        was cancelled) gives probes back without a verdict on the tool."""
+        if result is None:
             for breaker in held:
-                if verdict is None:  # cancelled: no verdict on the tool
-                    breaker.release()
-                else:
-                    breaker.record(verdict)
+                breaker.release()
+            return
+        failure = result.failure() if type(result) is Failure else None
+        self.health.record(
+            tool.name, failure is None, duration_ms, None if failure is None else failure.message
+        )
+        verdict = failure is None or not is_breakage(failure)
+        for breaker in held:
+            breaker.record(verdict)

@@ -20,10 +20,6 @@ class Fanout:
         self.timeout_s = timeout_s
         self._pending: set[asyncio.Task[None]] = set()
 
-    def __bool__(self) -> bool:
-        """Whether there is any sink: without one, no event is even made."""
-        return bool(self.sinks)
-
     def emit(self, event: ToolEvent) -> None:
         for sink in self.sinks:
             try:
