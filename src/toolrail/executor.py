@@ -53,7 +53,7 @@ from toolrail.core.errors import (
 from toolrail.core.threads import run_sync
 from toolrail.core.tool import AnyTool
 from toolrail.policy.approvals import Approve, Deny
-from toolrail.policy.gates import Gates, denied, plain_arguments
+from toolrail.policy.gates import Asking, Gates, denied, plain_arguments
 from toolrail.recording.events import (
     CircuitStateChanged,
     Sink,
@@ -308,7 +308,17 @@ class Executor:
             else:
                 admission = self._check(tool, call, ctx)
                 if self.gates is not None and isinstance(admission, Admitted):
-                    admission = await self._gate(self.gates, admission, ctx, approved)
+                    passed = self.gates.admit_now(
+                        tool,
+                        call,
+                        admission.args,
+                        ctx,
+                        circuit=self.resilience.refusal,
+                        approved=approved,
+                    )
+                    if isinstance(passed, Asking):  # the only gate that may wait
+                        passed = await self.gates.ask(passed, ctx)
+                    admission = _gated(admission, passed)
                 if isinstance(admission, Admitted):
                     if asked is not None and admission.asked is not asked:
                         admission = admission._replace(asked=asked)  # a person's edit
@@ -372,23 +382,6 @@ class Executor:
             if refused is not None:
                 return refused
         return Admitted(tool, call, args)
-
-    async def _gate(
-        self, gates: Gates, checked: Admitted, ctx: ExecutionContext[Any], approved: bool
-    ) -> Admitted | ToolError:
-        """The gates: the call as it will run (a person may have edited it), or why not."""
-        tool, call, args = checked.tool, checked.call, checked.args
-        passed = await gates.admit(
-            tool, call, args, ctx, circuit=self.resilience.refusal, approved=approved
-        )
-        if type(passed) is Failure:
-            refusal: ToolError = passed.failure()
-            return refusal
-        ran = passed.unwrap()
-        if ran is None:
-            return checked
-        edited = ToolCall(id=call.id, name=call.name, arguments=plain_arguments(ran))
-        return Admitted(tool, edited, ran, asked=call.arguments)
 
     async def _invoke(
         self, admitted: Admitted, ctx: ExecutionContext[Any]
@@ -488,6 +481,19 @@ class Executor:
                     )
                 )
         return outcome
+
+
+def _gated(checked: Admitted, passed: Result[object | None, ToolError]) -> Admitted | ToolError:
+    """The call as it will run after the gates (a person may have edited it), or why not."""
+    if type(passed) is Failure:
+        refusal: ToolError = passed.failure()
+        return refusal
+    ran = passed.unwrap()
+    if ran is None:
+        return checked
+    call = checked.call
+    edited = ToolCall(id=call.id, name=call.name, arguments=plain_arguments(ran))
+    return Admitted(checked.tool, edited, ran, asked=call.arguments)
 
 
 def _tell_of_registrations(registry: ToolRegistry, executor: Executor) -> None:

@@ -39,13 +39,14 @@ class Budget:
         by_conversation = ("conversation", conversation)
         by_tool = ("tool", conversation, tool)
         counts = self._counts
-        for key, limit in (
-            (by_agent, self.per_agent),
-            (by_conversation, self.per_conversation),
-            (by_tool, self.per_tool.get(tool)),
-        ):
-            if limit is not None and counts[key] >= limit:
-                return Failure(_exceeded(key, limit))
+        agent_calls, calls, tool_calls = counts[by_agent], counts[by_conversation], counts[by_tool]
+        if self.per_agent is not None and agent_calls >= self.per_agent:
+            return Failure(_exceeded(by_agent, self.per_agent))
+        if self.per_conversation is not None and calls >= self.per_conversation:
+            return Failure(_exceeded(by_conversation, self.per_conversation))
+        tool_limit = self.per_tool.get(tool) if self.per_tool else None
+        if tool_limit is not None and tool_calls >= tool_limit:
+            return Failure(_exceeded(by_tool, tool_limit))
         if self.rate is not None:
             allowed, window = self.rate
             now = self.clock()
@@ -63,9 +64,9 @@ class Budget:
                     )
                 )
             recent.append(now)
-        counts[by_agent] += 1
-        counts[by_conversation] += 1
-        counts[by_tool] += 1
+        counts[by_agent] = agent_calls + 1
+        counts[by_conversation] = calls + 1
+        counts[by_tool] = tool_calls + 1
         return _SPENT
 
     def remaining(self) -> dict[tuple[str, str], int]:

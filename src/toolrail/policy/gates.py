@@ -22,7 +22,7 @@ import asyncio
 import fnmatch
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, assert_never
+from typing import Any, NamedTuple, assert_never
 
 import pydantic
 from returns.result import Failure, Result, Success
@@ -37,6 +37,16 @@ from toolrail.policy.rules import Decision, Rule, Rules
 from toolrail.registry import AnyTool
 
 log = get_logger("toolrail.gates")
+
+
+class Asking(NamedTuple):
+    """A call past the deny rules and the circuits that needs a person's approval."""
+
+    tool: AnyTool
+    call: ToolCall
+    plain: Mapping[str, Any]
+    decision: Decision
+    rules: Rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +129,22 @@ class Gates:
         """Pass the gates in order: `Success(None)` to run as asked, `Success(edited)` with
         the arguments a person edited, or why not. `approved`: a person approved this very
         call (`Executor.resume`), so the approval gate does not ask again."""
+        passed = self.admit_now(tool, call, arguments, ctx, circuit=circuit, approved=approved)
+        return await self.ask(passed, ctx) if isinstance(passed, Asking) else passed
+
+    def admit_now(
+        self,
+        tool: AnyTool,
+        call: ToolCall,
+        arguments: object,
+        ctx: ExecutionContext[Any],
+        *,
+        circuit: Circuit | None = None,
+        approved: bool = False,
+    ) -> Result[object | None, ToolError] | Asking:
+        """`admit` up to a person's approval, without waiting: what `admit` answers, or
+        `Asking` when the call needs an approval first (then `await ask(...)`)."""
         plain = _Plain(arguments)
-        asked: Result[object | None, ToolError] = _AS_ASKED
         rules = self.rules_for(ctx.agent)
         decision = rules.decide(tool.name, plain)
         if decision.verdict == "deny":
@@ -129,19 +153,33 @@ class Gates:
         if open_circuit is not None:
             return Failure(open_circuit)
         if not approved and self._wants_approval(tool, decision, plain, ctx):
-            asked = await self._ask(tool, call, plain, decision, ctx)
-            if type(asked) is Failure:
-                return asked
-            edited = asked.unwrap()
-            if edited is not None:  # edited by a person: the deny rules again
-                again = rules.decide(tool.name, plain_arguments(edited))
-                if again.verdict == "deny":
-                    return Failure(_denied_by(tool, again))
+            return Asking(tool, call, plain, decision, rules)
+        return self._spend(tool, ctx, _AS_ASKED)
+
+    async def ask(
+        self, asking: Asking, ctx: ExecutionContext[Any]
+    ) -> Result[object | None, ToolError]:
+        """The approval gate (an approver's answer, or a pending request), then the budget."""
+        tool = asking.tool
+        asked = await self._ask(tool, asking.call, asking.plain, asking.decision, ctx)
+        if type(asked) is Failure:
+            return asked
+        edited = asked.unwrap()
+        if edited is not None:  # edited by a person: the deny rules again
+            again = asking.rules.decide(tool.name, plain_arguments(edited))
+            if again.verdict == "deny":
+                return Failure(_denied_by(tool, again))
+        return self._spend(tool, ctx, asked)
+
+    def _spend(
+        self, tool: AnyTool, ctx: ExecutionContext[Any], passed: Result[object | None, ToolError]
+    ) -> Result[object | None, ToolError]:
+        """The budget, last: a call refused by an earlier gate costs nothing."""
         if self.budget is not None:
             spent = self.budget.consume(ctx, tool.name)
             if type(spent) is Failure:
                 return spent
-        return asked
+        return passed
 
     def _wants_approval(
         self,
