@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolrail.core import redact as fast
-from toolrail.core.redact import redact_text
+from toolrail.core.redact import cut, redact, redact_text
 
 REDACTED = "[REDACTED]"
 
@@ -519,3 +519,89 @@ def test_short_progress_lines_stay_and_secrets_in_them_go() -> None:
     for text in ("⚙️ login: apiKey=hunter22 (0 ms)", "cookıe: Xookie cookıe: hunter22"):
         assert redact_text(text) == oracle_redact_text(text)
     assert "hunter22" not in redact_text("⚙️ login: apiKey=hunter22 (0 ms)")
+
+
+KEYS = st.one_of(SECRETISH, ORDINARY, spelled_names(), st.text(max_size=12))
+ARGV_ITEMS = st.sampled_from(
+    [
+        "-p",
+        "-phunter22",
+        "--password",
+        "--pass",
+        "-u",
+        "-U",
+        "--user",
+        "-uuser:pw",
+        "--user=me:pw",
+        "-token",
+        "--api-key",
+        "-x",
+        "--flag=1",
+        "value",
+        "user:pw",
+        "",
+        "-",
+    ]
+)
+
+
+class Named:
+    """Not JSON: a program whose name only `str()` tells."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __str__(self) -> str:
+        return self.name
+
+
+ARGV = st.tuples(
+    st.sampled_from(
+        ["mysql", "/usr/bin/mysql", "mariadb", "sshpass", "curl", "/bin/curl", "ls", "git", 1]
+    ),
+    st.lists(st.one_of(ARGV_ITEMS, FRAGMENTS), max_size=5),
+).map(lambda t: [t[0], *t[1]])
+PAIRS = st.tuples(KEYS, st.one_of(st.none(), st.just(""), FRAGMENTS)).map(list)
+JSON_VALUES = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**63), max_value=2**63 - 1),
+        st.floats(allow_nan=False),
+        FRAGMENTS,
+        WHOLE,
+        st.sampled_from(["-p", "--password", "-pw", "--token", "curl", "mysql", "/usr/bin/mysql"]),
+        ARGV,
+        PAIRS,
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=5),
+        st.dictionaries(KEYS, inner, max_size=5),
+        st.tuples(inner, inner),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=1500)
+@given(JSON_VALUES)
+def test_cut_without_a_copy_equals_the_redacted_copy(value: object) -> None:
+    """Where `cut` hands back the value itself, redaction would have changed nothing."""
+    assert cut(value, 1 << 30) == redact(value)
+    if fast._redacts_nothing(value):
+        assert redact(value) == value
+
+
+@settings(max_examples=800)
+@given(ARGV)
+def test_cut_without_a_copy_equals_the_redacted_copy_for_argv(argv: list[object]) -> None:
+    """Programs, flags that hide what follows, glued passwords: `cut` copies what changes."""
+    assert cut(argv, 1 << 30) == redact(argv)
+    if fast._redacts_nothing(argv):
+        assert redact(argv) == argv
+
+
+def test_a_program_only_str_names_is_redacted_as_that_program() -> None:
+    """`str(argv[0])` decides the program, whatever argv[0] is: no copy is skipped for it."""
+    for argv in ([Named("mysql"), "-phunter22"], [Named("curl"), "-Ubob:hunter22"]):
+        assert "hunter22" not in str(cut(argv, 1 << 30))

@@ -431,13 +431,72 @@ def _curl_glued_user(item: object) -> object:
     return item
 
 
+# whose `str()` is never a program's name (`{...}`, `[...]`, a number, True, False, None)
+_STR_NAMES_NO_PROGRAM = frozenset({dict, list, int, float, bool, type(None)})
+_KEPT = frozenset({int, float, bool, type(None)})  # what `redact` returns as it is
+
+
+def _redacts_nothing(value: object, depth: int = 0) -> bool:
+    """Whether `redact(value)` equals `value` (of the same types), found without copying:
+    False when it would replace something, and for any shape it might change (a tuple, a
+    mapping that is not a dict, an argv with a flag that hides what follows, ...)."""
+    if depth > 64:
+        return False
+    kind = type(value)
+    if kind in _KEPT:
+        return True
+    if kind is str:
+        return redact_text(value) == value  # type: ignore[arg-type]
+    if kind is dict:
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if isinstance(key, str) and is_secret_key(key) and item not in (None, ""):
+                return False
+            item_kind = type(item)  # the leaves here, without a call per leaf
+            if depth >= 64 or not (item_kind in _KEPT or item_kind is str):
+                if not _redacts_nothing(item, depth + 1):
+                    return False
+            elif item_kind is str and redact_text(item) != item:
+                return False
+        return True
+    if kind is list:
+        items: list[object] = value  # type: ignore[assignment]
+        if _secret_pair(items):
+            return False
+        if items:  # `_redact_argv` reads the program from `str(items[0])`
+            first = items[0]
+            if isinstance(first, str):
+                program = first.rsplit("/", 1)[-1]
+                if program in _GLUED_P_PROGRAMS or program == "curl":
+                    return False
+            elif type(first) not in _STR_NAMES_NO_PROGRAM:
+                return False
+        for item in items:
+            if isinstance(item, str) and item.startswith("-") and "=" not in item:
+                flag = item.lstrip("-")
+                if is_secret_key(flag) or flag in ("pass", "p"):
+                    return False
+            item_kind = type(item)
+            if depth >= 64 or not (item_kind in _KEPT or item_kind is str):
+                if not _redacts_nothing(item, depth + 1):
+                    return False
+            elif item_kind is str and redact_text(item) != item:
+                return False
+        return True
+    # other objects come back as they are; subclasses of what `redact` rebuilds, and other
+    # mappings, may not
+    return not isinstance(value, str | dict | list | tuple | Mapping)
+
+
 def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object:
     """`value`, redacted, if its JSON fits in `max_bytes`; else a marker with its size and
     a redacted preview. Only a window a little past the cut is redacted, so huge values
-    cost no more than small ones, and a secret straddling the cut is still replaced whole."""
+    cost no more than small ones, and a secret straddling the cut is still replaced whole.
+    Where redaction would change nothing, `value` itself comes back, not a copy."""
     encoded = orjson.dumps(value, default=str)
     if len(encoded) <= max_bytes:
-        return redact(value) if redact_secrets else value
+        if not redact_secrets or _redacts_nothing(value):
+            return value
+        return redact(value)
     keep = max(0, max_bytes - 64)
     window = encoded[: keep + 1024].decode("utf-8", errors="ignore")
     if redact_secrets:

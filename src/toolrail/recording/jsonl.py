@@ -340,6 +340,8 @@ def _valid(value: object, depth: int = 0) -> object:
 
 
 def _iso(moment: datetime) -> str:
+    if moment.tzinfo is UTC and moment.microsecond:  # as events are stamped: no conversion,
+        return moment.isoformat()[:-6] + "Z"  # microseconds shown, and "+00:00" ends it
     return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
