@@ -23,6 +23,7 @@ class Observability:
     observer: AgentObserver | None = None
     notes: list[str] = field(default_factory=list)
     spans: Any = None  # the in-memory exporter, when OTel is installed
+    otel: Any = None  # the OtelSink, when OTel is installed
     metrics: Any = None  # the PrometheusSink, when prometheus-client is installed
     server: Any = None
 
@@ -30,6 +31,7 @@ class Observability:
         """A short trace summary (spans also written to `trace_file`) and the metrics."""
         lines: list[str] = []
         if self.spans is not None:
+            self.otel.flush()  # tool spans are built just after their calls, off the call path
             finished = self.spans.get_finished_spans()
             trace_file.write_text("".join(s.to_json(indent=None) + "\n" for s in finished))
             lines.append(f"🔭 {len(finished)} spans, written to {trace_file}:")
@@ -63,6 +65,7 @@ def observability() -> Observability:
         provider = TracerProvider()
         provider.add_span_processor(SimpleSpanProcessor(found.spans))
         otel = OtelSink(provider)
+        found.otel = otel
         found.sinks.append(otel)
         found.observer = otel
     try:

@@ -42,13 +42,15 @@ async def test_a_call_is_an_execute_tool_span_under_the_current_span(
     spans: tuple[TracerProvider, InMemorySpanExporter],
 ) -> None:
     provider, exporter = spans
-    executor = Executor(ToolRegistry([divide]), sinks=[OtelSink(provider)])
+    sink = OtelSink(provider)
+    executor = Executor(ToolRegistry([divide]), sinks=[sink])
     tracer = provider.get_tracer("test")
     with tracer.start_as_current_span("invoke_agent planner") as parent:
         await executor.run(
             ToolCall(id="c1", name="divide", arguments={"a": 6, "b": 3}),
             ExecutionContext(agent="planner", conversation_id="conv-1"),
         )
+    assert sink.flush()  # tool spans are built just after their calls, off the call path
     finished = {s.name: s for s in exporter.get_finished_spans()}
     span = finished["execute_tool divide"]
     assert span.parent is not None
@@ -68,11 +70,13 @@ async def test_failures_and_refusals_are_error_spans_with_their_kind(
     spans: tuple[TracerProvider, InMemorySpanExporter],
 ) -> None:
     provider, exporter = spans
-    executor = Executor(ToolRegistry([divide]), sinks=[OtelSink(provider)])
+    sink = OtelSink(provider)
+    executor = Executor(ToolRegistry([divide]), sinks=[sink])
     ctx = ExecutionContext()
     await executor.run(ToolCall(id="z", name="divide", arguments={"a": 1, "b": 0}), ctx)
     await executor.run(ToolCall(id="u", name="dvide", arguments={}), ctx)
     await executor.run(ToolCall(id="v", name="divide", arguments={"a": "x"}), ctx)
+    assert sink.flush()
     by_id = {
         dict(s.attributes or {})["gen_ai.tool.call.id"]: s for s in exporter.get_finished_spans()
     }
@@ -88,11 +92,13 @@ async def test_content_is_recorded_only_when_asked_and_redacted(
     spans: tuple[TracerProvider, InMemorySpanExporter],
 ) -> None:
     provider, exporter = spans
-    executor = Executor(ToolRegistry([login]), sinks=[OtelSink(provider, record_content=True)])
+    sink = OtelSink(provider, record_content=True)
+    executor = Executor(ToolRegistry([login]), sinks=[sink])
     await executor.run(
         ToolCall(name="login", arguments={"user": "ada", "password": "hunter2-secret"}),
         ExecutionContext(),
     )
+    assert sink.flush()
     (span,) = exporter.get_finished_spans()
     attributes = dict(span.attributes or {})
     arguments = str(attributes["gen_ai.tool.call.arguments"])
@@ -116,10 +122,12 @@ async def test_a_call_made_inside_a_call_is_a_child_span(
 ) -> None:
     """The running call's span is current: a nested call's span is its child."""
     provider, exporter = spans
-    executor = Executor(ToolRegistry([outer, divide]), sinks=[OtelSink(provider)])
+    sink = OtelSink(provider)
+    executor = Executor(ToolRegistry([outer, divide]), sinks=[sink])
     outcome = await executor.run(
         ToolCall(id="out", name="outer", arguments={"x": 4}), ExecutionContext(deps=executor)
     )
+    assert sink.flush()
     assert outcome.result.unwrap() == 4
     finished = {s.name: s for s in exporter.get_finished_spans()}
     child, parent = finished["execute_tool divide"], finished["execute_tool outer"]

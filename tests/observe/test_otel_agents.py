@@ -64,6 +64,7 @@ async def test_each_agent_stretch_is_an_invoke_agent_span_parenting_its_tool_spa
     )
     result = await orchestrator.run("weather?", conversation_id="conv-7")
     assert result.end.kind == "end_conversation"
+    assert otel.flush()  # tool spans are built just after their calls, off the call path
 
     agents = {s.name: s for s in _named(exporter, "invoke_agent ")}
     assert set(agents) == {"invoke_agent researcher", "invoke_agent writer"}
@@ -112,6 +113,7 @@ async def test_a_failing_agent_ends_its_span_with_an_error(
     )
     result = await orchestrator.run("plan")
     assert result.end.kind == "model_error"
+    assert otel.flush()
     (span,) = _named(exporter, "invoke_agent ")
     assert span.name == "invoke_agent planner"
     assert span.status.status_code is StatusCode.ERROR

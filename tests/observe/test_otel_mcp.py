@@ -48,10 +48,12 @@ async def test_an_mcp_call_span_names_its_server_and_tool(
     """With the hub, the span carries the server and the server's own tool name."""
     provider, exporter = spans
     async with McpHub([SERVER]) as hub:
-        executor = Executor(hub.registry, sinks=[OtelSink(provider, mcp=hub)])
+        sink = OtelSink(provider, mcp=hub)
+        executor = Executor(hub.registry, sinks=[sink])
         outcome = await executor.run(
             ToolCall(name="mcp__calc__add", arguments={"a": 2, "b": 3}), CTX
         )
+        assert sink.flush()
     assert outcome.result == Success(5)
     attributes = dict(_span(exporter, "execute_tool mcp__calc__add").attributes or {})
     assert attributes["toolrail.mcp.server"] == "calc"
@@ -64,8 +66,10 @@ async def test_without_the_hub_the_server_is_read_from_the_name(
     """An OtelSink that was not given the hub still names the server."""
     provider, exporter = spans
     async with McpHub([SERVER]) as hub:
-        executor = Executor(hub.registry, sinks=[OtelSink(provider)])
+        sink = OtelSink(provider)
+        executor = Executor(hub.registry, sinks=[sink])
         await executor.run(ToolCall(name="mcp__calc__add", arguments={"a": 1, "b": 1}), CTX)
+        assert sink.flush()
     attributes = dict(_span(exporter, "execute_tool mcp__calc__add").attributes or {})
     assert attributes["toolrail.mcp.server"] == "calc"
 
@@ -76,8 +80,10 @@ async def test_trace_context_reaches_the_mcp_server(
     """The request's `_meta.traceparent` (injected by the MCP SDK) names the tool's trace."""
     provider, exporter = spans
     async with McpHub([SERVER]) as hub:
-        executor = Executor(hub.registry, sinks=[OtelSink(provider, mcp=hub)])
+        sink = OtelSink(provider, mcp=hub)
+        executor = Executor(hub.registry, sinks=[sink])
         outcome = await executor.run(ToolCall(name="mcp__calc__traceparent"), CTX)
+        assert sink.flush()
     traceparent = outcome.result.unwrap()
     assert isinstance(traceparent, str)
     version, trace_id, span_id, _flags = traceparent.split("-")

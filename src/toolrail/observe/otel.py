@@ -14,18 +14,37 @@ per agent's stretch of turns (`gen_ai.operation.name`, `gen_ai.agent.name`,
 `gen_ai.conversation.id`), current while those turns run, so their tool spans are its
 children; an agent that fails (model error, out of turns) ends it with an error status.
 
-While a call runs, its span is the current span of the task running it, so what the tool
-does is traced inside it. Trace context reaches MCP servers: the MCP SDK (2.x) itself opens
-an `MCP send tools/call` client span and injects W3C `traceparent`/`tracestate` into every
-request's `params._meta` (SEP-414) from the current context — which, during an MCP tool's
-call, holds its `execute_tool` span; toolrail adds nothing to the request.
+While a call runs, its span context is the current one in the task running it, so what the
+tool does is traced inside it. Trace context reaches MCP servers: the MCP SDK (2.x) itself
+opens an `MCP send tools/call` client span and injects W3C `traceparent`/`tracestate` into
+every request's `params._meta` (SEP-414) from the current context — which, during an MCP
+tool's call, names its `execute_tool` span; toolrail adds nothing to the request.
 
-The sink starts and ends spans in memory; exporting is the span processor's business
-(use a `BatchSpanProcessor` so no exporter I/O happens on the call path).
+Spans are built off the call path. With the OTel SDK's tracer, a call's start decides only
+what must be known while it runs: its trace and span ids (from the tracer's `id_generator`,
+or the parent's trace) and whether it is sampled (the tracer's `sampler`, so ratio and
+parent-based sampling hold for the call and everything under it); a `NonRecordingSpan` with
+that context is current while the tool runs. When the call ends, its record goes to a
+writer thread, which builds the real SDK span with those same ids, start and end times,
+progress events and status. So a tool span reaches the span processors just *after* its
+call, not during it (its `on_start` too), and possibly after its `invoke_agent` span has
+ended; `flush()` waits until every call handed over so far is a span (then the provider's
+`force_flush()` drives the processors), and whatever is still queued at interpreter exit is
+built then. The sink's failures (a processor that raises) are reported through the library
+diagnostics and never reach a call. With any other tracer (the API's no-op, a vendor's),
+spans are started and ended on the call path, as that tracer does it. Exporting is the span
+processor's business: use a `BatchSpanProcessor` so no exporter I/O happens anywhere near
+the call.
 """
 
 from __future__ import annotations
 
+import atexit
+import copy
+import threading
+import time
+import weakref
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import Token
@@ -43,6 +62,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
 
 from returns.result import Success
 
+from toolrail._diagnostics import get_logger
 from toolrail.core.context import ExecutionContext
 from toolrail.core.redact import redact, redact_text
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
@@ -61,15 +81,73 @@ from toolrail.recording.events import (
 )
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.trace.sampling import SamplingResult
+
     from toolrail.mcp.hub import Origin
 
+log = get_logger("toolrail.observe.otel")
+
 _MAX_CONTENT = 8192
+_IDLE_S = 2.0
+"""A writer thread with nothing to build for this long ends; the next finished call starts one."""
+_LINGER_S = 0.002
+"""Once woken, the writer waits this long so a burst of calls is built in one go."""
+_INTERNAL = trace.SpanKind.INTERNAL
+_SAMPLED = trace.TraceFlags(trace.TraceFlags.SAMPLED)
+_UNSAMPLED = trace.TraceFlags(trace.TraceFlags.DEFAULT)
+_SAMPLED_RANDOM = trace.TraceFlags(trace.TraceFlags.SAMPLED | trace.TraceFlags.RANDOM_TRACE_ID)
+_UNSAMPLED_RANDOM = trace.TraceFlags(trace.TraceFlags.RANDOM_TRACE_ID)
+_LIVE: weakref.WeakSet[OtelSink] = weakref.WeakSet()
 
 
 class Origins(Protocol):
     """What the sink asks of an `McpHub`: where a namespaced tool comes from."""
 
     def origin(self, name: str) -> Origin | None: ...
+
+
+class _Call:
+    """A call's span: decided when it starts (ids, sampling), built by the writer after."""
+
+    __slots__ = (
+        "arguments",
+        "attributes",
+        "current",
+        "end",
+        "finished",
+        "name",
+        "parent",
+        "progress",
+        "recording",
+        "sampling",
+        "start",
+        "token",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        attributes: dict[str, str],
+        parent: otel_context.Context,
+        current: trace.NonRecordingSpan,
+        sampling: SamplingResult,
+        start: int,
+    ) -> None:
+        self.name = name
+        self.attributes = attributes
+        self.parent = parent
+        self.current = current  # what the tool body sees as its span
+        self.sampling = sampling
+        self.recording: bool = sampling.decision.is_recording()  # type: ignore[no-untyped-call]
+        self.start = start
+        self.end = start
+        self.token: Token[otel_context.Context] | None = None
+        self.arguments: object = _UNSET
+        self.progress: list[tuple[int, float, float | None]] = []
+        self.finished: ToolCompleted | ToolFailed | None = None
+
+
+_UNSET = object()
 
 
 class OtelSink:
@@ -86,30 +164,51 @@ class OtelSink:
         self.tracer = trace.get_tracer("toolrail", tracer_provider=tracer_provider)
         self.record_content = record_content
         self.mcp = mcp
-        self._open: dict[tuple[str, str], tuple[trace.Span, Token[otel_context.Context]]] = {}
+        self._global = tracer_provider is None
+        self._spans: dict[tuple[str, str], tuple[trace.Span, Token[otel_context.Context]]] = {}
+        self._calls: dict[tuple[str, str], _Call] = {}
+        self._queue: deque[_Call | threading.Event] = deque()
+        self._wake = threading.Event()
+        self._writer: threading.Thread | None = None
+        self._writer_lock = threading.Lock()
+        self._builder = _Builder.of(self.tracer)
+        _LIVE.add(self)
+        _keep_exit_order()
 
     def __call__(self, event: ToolEvent) -> None:
+        if self._builder is None:
+            self._synchronous(event)
+            return
         match event:
             case ToolStarted():
-                span = self._span(event.tool, event.call_id, event.conversation_id, event.agent)
-                if event.source == "mcp":
-                    self._mark_mcp(span, event.tool)
+                call = self._decide(event.tool, event.call_id, event.context, event.source)
                 if self.record_content:
-                    span.set_attribute("gen_ai.tool.call.arguments", _content(event.arguments))
+                    call.arguments = event.arguments
                 # current for the tool body, which runs in a copy of this task's context
                 # taken after this event: its own spans, and MCP requests, nest under it
-                token = otel_context.attach(trace.set_span_in_context(span))
-                self._open[(event.conversation_id, event.call_id)] = (span, token)
+                call.token = otel_context.attach(
+                    trace.set_span_in_context(call.current, call.parent)
+                )
+                self._calls[(event.context.conversation_id, event.call_id)] = call
             case ToolProgress():
-                opened = self._open.get((event.conversation_id, event.call_id))
-                if opened is not None:
-                    running = opened[0]
-                    attributes: dict[str, str | float] = {"progress": event.progress}
-                    if event.total is not None:
-                        attributes["total"] = event.total
-                    running.add_event("progress", attributes)
+                running = self._calls.get((event.context.conversation_id, event.call_id))
+                if running is not None:
+                    running.progress.append((time.time_ns(), event.progress, event.total))
             case ToolCompleted() | ToolFailed():
-                self._end(event)
+                ended = self._calls.pop((event.context.conversation_id, event.call_id), None)
+                if ended is None:  # refused before it started: a span for the refusal alone
+                    ended = self._decide(event.tool, event.call_id, event.context, event.source)
+                else:
+                    if ended.token is not None and trace.get_current_span() is ended.current:
+                        otel_context.detach(ended.token)  # the task that made it current
+                    ended.end = time.time_ns()
+                if ended.recording:
+                    ended.finished = event
+                    self._queue.append(ended)
+                    if not self._wake.is_set():
+                        self._wake.set()
+                    if self._writer is None:
+                        self._start_writer()
             case (
                 ToolCallRequested()
                 | ToolRegistered()
@@ -121,6 +220,21 @@ class OtelSink:
                 pass
             case _:
                 assert_never(event)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every call finished so far is a span handed to the span processors;
+        False if `timeout` passed first. (Exporting them is the provider's `force_flush`.)"""
+        if self._writer is None and not self._queue:
+            return True  # no writer thread: nothing is in flight
+        done = threading.Event()
+        self._queue.append(done)
+        self._wake.set()
+        self._start_writer()
+        return done.wait(timeout)
+
+    def close(self) -> None:
+        """`flush()`: build every span still queued (a later call starts the writer again)."""
+        self.flush()
 
     @contextmanager
     def invoke_agent(self, agent: str, ctx: ExecutionContext[Any]) -> Iterator[AgentEnded]:
@@ -145,6 +259,142 @@ class OtelSink:
 
             yield ended
 
+    # -- with the SDK's tracer: decided on the call path, built by the writer thread --
+
+    def _decide(self, tool: str, call_id: str, ctx: ExecutionContext[Any], source: str) -> _Call:
+        """The call's span context, as the SDK's `start_span` would make it, and no span."""
+        tracer: Any = self.tracer
+        name = "execute_tool " + tool
+        attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": tool,
+            "gen_ai.tool.call.id": call_id,
+            "gen_ai.tool.type": "function",
+            "gen_ai.conversation.id": ctx.conversation_id,
+            "gen_ai.agent.name": ctx.agent,
+        }
+        if source == "mcp":
+            attributes.update(self._mcp_marks(tool))
+        parent = otel_context.get_current()
+        above = trace.get_current_span(parent).get_span_context()
+        ids = tracer.id_generator
+        if above.is_valid:
+            trace_id, random = above.trace_id, above.trace_flags.random_trace_id
+        else:
+            trace_id, random = ids.generate_trace_id(), ids.is_trace_id_random()
+        sampling = tracer.sampler.should_sample(parent, trace_id, name, _INTERNAL, attributes, ())
+        if sampling.decision.is_sampled():
+            flags = _SAMPLED_RANDOM if random else _SAMPLED
+        else:
+            flags = _UNSAMPLED_RANDOM if random else _UNSAMPLED
+        context = trace.SpanContext(
+            trace_id,
+            ids.generate_span_id(),
+            is_remote=False,
+            trace_flags=flags,
+            trace_state=sampling.trace_state,
+        )
+        current = trace.NonRecordingSpan(context)
+        return _Call(name, attributes, parent, current, sampling, time.time_ns())
+
+    def _start_writer(self) -> None:
+        with self._writer_lock:
+            if self._writer is None:
+                self._writer = threading.Thread(
+                    target=self._build_queued, name="toolrail-otel-spans", daemon=True
+                )
+                self._writer.start()
+
+    def _build_queued(self) -> None:
+        """The writer thread: build the queued spans in batches until it stays empty a while."""
+        while True:
+            if not self._wake.wait(_IDLE_S):
+                with self._writer_lock:
+                    if not self._queue:
+                        self._writer = None
+                        return
+            self._wake.clear()
+            if _LINGER_S:
+                self._wake.wait(_LINGER_S)  # let a burst gather; a flush wakes it at once
+            waiting: list[threading.Event] = []
+            while self._queue:
+                item = self._queue.popleft()
+                if isinstance(item, threading.Event):
+                    waiting.append(item)
+                else:
+                    self._build(item)
+            for done in waiting:
+                done.set()
+
+    def _build(self, call: _Call) -> None:
+        """The SDK span of a finished call, with the ids it ran under; never raises."""
+        builder = self._builder
+        assert builder is not None
+        finished = call.finished
+        assert finished is not None
+        try:
+            span = builder.start(call)
+            for at, progress, total in call.progress:
+                attributes: dict[str, float] = {"progress": progress}
+                if total is not None:
+                    attributes["total"] = total
+                span.add_event("progress", attributes, timestamp=at)
+            if call.arguments is not _UNSET:
+                span.set_attribute("gen_ai.tool.call.arguments", _content(call.arguments))
+            if isinstance(finished, ToolFailed):
+                span.set_attribute("error.type", finished.error.kind)
+                message = str(redact(finished.error.message))
+                span.set_status(trace.Status(trace.StatusCode.ERROR, message))
+            elif self.record_content and isinstance(finished.outcome.result, Success):
+                result = _content(finished.outcome.result.unwrap())
+                span.set_attribute("gen_ai.tool.call.result", result)
+            span.set_attribute("toolrail.attempts", finished.outcome.attempts)
+            span.end(end_time=call.end)
+        except Exception as error:  # a span processor that raises: the span is lost, not more
+            log.warning(
+                "could not build a tool span",
+                tool=finished.tool,
+                call_id=finished.call_id,
+                error=f"{type(error).__name__}: {error}",
+            )
+
+    # -- with any other tracer: started and ended on the call path --
+
+    def _synchronous(self, event: ToolEvent) -> None:
+        match event:
+            case ToolStarted():
+                if self._global and isinstance(self.tracer, trace.ProxyTracer):
+                    self._resolve()
+                    if self._builder is not None:  # the SDK's tracer was set meanwhile
+                        self(event)
+                        return
+                span = self._span(event.tool, event.call_id, event.conversation_id, event.agent)
+                if event.source == "mcp":
+                    span.set_attributes(self._mcp_marks(event.tool))
+                if self.record_content:
+                    span.set_attribute("gen_ai.tool.call.arguments", _content(event.arguments))
+                token = otel_context.attach(trace.set_span_in_context(span))
+                self._spans[(event.conversation_id, event.call_id)] = (span, token)
+            case ToolProgress():
+                opened = self._spans.get((event.conversation_id, event.call_id))
+                if opened is not None:
+                    running = opened[0]
+                    attributes: dict[str, str | float] = {"progress": event.progress}
+                    if event.total is not None:
+                        attributes["total"] = event.total
+                    running.add_event("progress", attributes)
+            case ToolCompleted() | ToolFailed():
+                self._end(event)
+            case _:
+                pass
+
+    def _resolve(self) -> None:
+        """Once the global tracer provider is set, its own tracer (a proxy stays one)."""
+        if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+            self.tracer = trace.get_tracer("toolrail")
+            self._builder = _Builder.of(self.tracer)
+            _keep_exit_order()
+
     def _span(self, tool: str, call_id: str, conversation_id: str, agent: str) -> trace.Span:
         return self.tracer.start_span(
             f"execute_tool {tool}",
@@ -160,16 +410,16 @@ class OtelSink:
             },
         )
 
-    def _mark_mcp(self, span: trace.Span, tool: str) -> None:
+    def _mcp_marks(self, tool: str) -> dict[str, str]:
         origin = self.mcp.origin(tool) if self.mcp is not None else None
         if origin is not None:
-            span.set_attribute("toolrail.mcp.server", origin.server)
-            span.set_attribute("toolrail.mcp.tool", origin.tool)
-        elif tool.startswith("mcp__"):  # the name as namespaced: mcp__<server>__<tool>
-            span.set_attribute("toolrail.mcp.server", tool[5:].split("__", 1)[0])
+            return {"toolrail.mcp.server": origin.server, "toolrail.mcp.tool": origin.tool}
+        if tool.startswith("mcp__"):  # the name as namespaced: mcp__<server>__<tool>
+            return {"toolrail.mcp.server": tool[5:].split("__", 1)[0]}
+        return {}
 
     def _end(self, event: ToolCompleted | ToolFailed) -> None:
-        opened = self._open.pop((event.conversation_id, event.call_id), None)
+        opened = self._spans.pop((event.conversation_id, event.call_id), None)
         if opened is None:  # refused before it started: a span for the refusal alone
             span = self._span(event.tool, event.call_id, event.conversation_id, event.agent)
         else:
@@ -183,6 +433,81 @@ class OtelSink:
             span.set_attribute("gen_ai.tool.call.result", _content(event.outcome.result.unwrap()))
         span.set_attribute("toolrail.attempts", event.outcome.attempts)
         span.end()
+
+
+class _Builder:
+    """The writer's own copy of the sink's SDK tracer: same provider, processors, resource,
+    limits and instrumentation scope, but its `id_generator` and `sampler` (public
+    attributes) hand out the ids and the sampling decision each call was given on the call
+    path. A copy, because `TracerProvider.get_tracer` hands every caller asking for the same
+    scope the same tracer, whose generator and sampler are not ours to change."""
+
+    def __init__(self, tracer: Any) -> None:
+        from opentelemetry.sdk.trace.id_generator import IdGenerator
+        from opentelemetry.sdk.trace.sampling import Sampler
+
+        builder = self
+        self.call: _Call | None = None
+
+        class Ids(IdGenerator):
+            def generate_span_id(self) -> int:
+                return builder._now.current.get_span_context().span_id
+
+            def generate_trace_id(self) -> int:
+                return builder._now.current.get_span_context().trace_id
+
+            def is_trace_id_random(self) -> bool:
+                return builder._now.current.get_span_context().trace_flags.random_trace_id
+
+        class Decided(Sampler):
+            def should_sample(self, *_: object, **__: object) -> SamplingResult:
+                return builder._now.sampling
+
+            def get_description(self) -> str:
+                return "toolrail: as decided when the call started"
+
+        self.tracer = copy.copy(tracer)
+        self.tracer.id_generator = Ids()
+        self.tracer.sampler = Decided()
+
+    @classmethod
+    def of(cls, tracer: trace.Tracer) -> _Builder | None:
+        """A builder for an SDK tracer; None for any other (built on the call path then)."""
+        if not (hasattr(tracer, "id_generator") and hasattr(tracer, "sampler")):
+            return None
+        try:
+            return cls(tracer)
+        except ModuleNotFoundError:  # pragma: no cover - a look-alike tracer without the SDK
+            return None
+
+    @property
+    def _now(self) -> _Call:
+        assert self.call is not None
+        return self.call
+
+    def start(self, call: _Call) -> trace.Span:
+        """Start the call's span, back-dated to when it started, with its own ids."""
+        self.call = call
+        try:
+            span: trace.Span = self.tracer.start_span(
+                call.name, context=call.parent, kind=_INTERNAL, start_time=call.start
+            )
+        finally:
+            self.call = None
+        return span
+
+
+def _keep_exit_order() -> None:
+    """Build what is queued at exit before tracer providers made until now shut down
+    (`atexit` runs the latest registration first)."""
+    atexit.unregister(_flush_at_exit)
+    atexit.register(_flush_at_exit)
+
+
+def _flush_at_exit() -> None:
+    """Whatever the writer threads still hold is built before the interpreter ends."""
+    for sink in list(_LIVE):
+        sink.flush(timeout=10)
 
 
 def _content(value: object) -> str:
