@@ -45,7 +45,7 @@ import threading
 import time
 import weakref
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import Token
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
@@ -90,7 +90,7 @@ log = get_logger("toolrail.observe.otel")
 _MAX_CONTENT = 8192
 _IDLE_S = 2.0
 """A writer thread with nothing to build for this long ends; the next finished call starts one."""
-_LINGER_S = 0.002
+_LINGER_S = 0.02
 """Once woken, the writer waits this long so a burst of calls is built in one go."""
 _INTERNAL = trace.SpanKind.INTERNAL
 _SAMPLED = trace.TraceFlags(trace.TraceFlags.SAMPLED)
@@ -106,48 +106,44 @@ class Origins(Protocol):
     def origin(self, name: str) -> Origin | None: ...
 
 
+_Opening = ToolStarted | ToolCompleted | ToolFailed
+"""What begins a tool span: the call's start, or its end when it never started (refused)."""
+
+
 class _Call:
     """A call's span: decided when it starts (ids, sampling), built by the writer after."""
 
     __slots__ = (
-        "arguments",
-        "attributes",
-        "current",
+        "attached",
         "end",
         "finished",
-        "name",
+        "opened",
         "parent",
         "progress",
         "recording",
         "sampling",
+        "span",
         "start",
         "token",
     )
 
     def __init__(
         self,
-        name: str,
-        attributes: dict[str, str],
+        opened: _Opening,
         parent: otel_context.Context,
-        current: trace.NonRecordingSpan,
-        sampling: SamplingResult,
-        start: int,
+        span: trace.NonRecordingSpan,
+        sampling: SamplingResult | None,
     ) -> None:
-        self.name = name
-        self.attributes = attributes
+        self.opened = opened  # the event that began the span: what its attributes say
         self.parent = parent
-        self.current = current  # what the tool body sees as its span
-        self.sampling = sampling
-        self.recording: bool = sampling.decision.is_recording()  # type: ignore[no-untyped-call]
-        self.start = start
-        self.end = start
+        self.span = span  # what the tool body sees as its span
+        self.sampling = sampling  # None: sampled by the default sampler, no result made
+        self.recording = True
+        self.start = self.end = time.time_ns()
+        self.attached: otel_context.Context | None = None
         self.token: Token[otel_context.Context] | None = None
-        self.arguments: object = _UNSET
-        self.progress: list[tuple[int, float, float | None]] = []
+        self.progress: list[tuple[int, float, float | None]] | None = None
         self.finished: ToolCompleted | ToolFailed | None = None
-
-
-_UNSET = object()
 
 
 class OtelSink:
@@ -169,9 +165,11 @@ class OtelSink:
         self._calls: dict[tuple[str, str], _Call] = {}
         self._queue: deque[_Call | threading.Event] = deque()
         self._wake = threading.Event()
+        self._hurry = threading.Event()
         self._writer: threading.Thread | None = None
         self._writer_lock = threading.Lock()
         self._builder = _Builder.of(self.tracer)
+        self._default_sampler = self._builder.default_sampler if self._builder else None
         _LIVE.add(self)
         _keep_exit_order()
 
@@ -181,34 +179,34 @@ class OtelSink:
             return
         match event:
             case ToolStarted():
-                call = self._decide(event.tool, event.call_id, event.context, event.source)
-                if self.record_content:
-                    call.arguments = event.arguments
+                call = self._decide(event)
                 # current for the tool body, which runs in a copy of this task's context
                 # taken after this event: its own spans, and MCP requests, nest under it
-                call.token = otel_context.attach(
-                    trace.set_span_in_context(call.current, call.parent)
-                )
+                call.attached = trace.set_span_in_context(call.span, call.parent)
+                call.token = otel_context.attach(call.attached)
                 self._calls[(event.context.conversation_id, event.call_id)] = call
             case ToolProgress():
                 running = self._calls.get((event.context.conversation_id, event.call_id))
                 if running is not None:
+                    if running.progress is None:
+                        running.progress = []
                     running.progress.append((time.time_ns(), event.progress, event.total))
             case ToolCompleted() | ToolFailed():
                 ended = self._calls.pop((event.context.conversation_id, event.call_id), None)
                 if ended is None:  # refused before it started: a span for the refusal alone
-                    ended = self._decide(event.tool, event.call_id, event.context, event.source)
+                    ended = self._decide(event)
                 else:
-                    if ended.token is not None and trace.get_current_span() is ended.current:
+                    if ended.token is not None and otel_context.get_current() is ended.attached:
                         otel_context.detach(ended.token)  # the task that made it current
                     ended.end = time.time_ns()
-                if ended.recording:
-                    ended.finished = event
-                    self._queue.append(ended)
-                    if not self._wake.is_set():
-                        self._wake.set()
-                    if self._writer is None:
-                        self._start_writer()
+                if not ended.recording:
+                    return
+                ended.finished = event
+                self._queue.append(ended)
+                if not self._wake.is_set():
+                    self._wake.set()
+                if self._writer is None:
+                    self._start_writer()
             case (
                 ToolCallRequested()
                 | ToolRegistered()
@@ -229,6 +227,7 @@ class OtelSink:
         done = threading.Event()
         self._queue.append(done)
         self._wake.set()
+        self._hurry.set()
         self._start_writer()
         return done.wait(timeout)
 
@@ -261,20 +260,11 @@ class OtelSink:
 
     # -- with the SDK's tracer: decided on the call path, built by the writer thread --
 
-    def _decide(self, tool: str, call_id: str, ctx: ExecutionContext[Any], source: str) -> _Call:
-        """The call's span context, as the SDK's `start_span` would make it, and no span."""
+    def _decide(self, opened: _Opening) -> _Call:
+        """The call's span context as the SDK's `start_span` would make it, and no span.
+        One the sampler does not record is current all the same, unsampled, so what runs
+        under it is not sampled either; the writer never sees it."""
         tracer: Any = self.tracer
-        name = "execute_tool " + tool
-        attributes = {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": tool,
-            "gen_ai.tool.call.id": call_id,
-            "gen_ai.tool.type": "function",
-            "gen_ai.conversation.id": ctx.conversation_id,
-            "gen_ai.agent.name": ctx.agent,
-        }
-        if source == "mcp":
-            attributes.update(self._mcp_marks(tool))
         parent = otel_context.get_current()
         above = trace.get_current_span(parent).get_span_context()
         ids = tracer.id_generator
@@ -282,20 +272,39 @@ class OtelSink:
             trace_id, random = above.trace_id, above.trace_flags.random_trace_id
         else:
             trace_id, random = ids.generate_trace_id(), ids.is_trace_id_random()
-        sampling = tracer.sampler.should_sample(parent, trace_id, name, _INTERNAL, attributes, ())
-        if sampling.decision.is_sampled():
+        sampler = tracer.sampler
+        if sampler is self._default_sampler:  # ParentBased(ALWAYS_ON): the parent's flag, or yes
+            sampling = None
+            sampled = above.trace_flags.sampled or not above.is_valid
+            state = above.trace_state if above.is_valid else None
+        else:
+            name = "execute_tool " + opened.tool
+            attributes = self._attributes(opened)
+            sampling = sampler.should_sample(parent, trace_id, name, _INTERNAL, attributes, ())
+            sampled, state = sampling.decision.is_sampled(), sampling.trace_state
+        if sampled:
             flags = _SAMPLED_RANDOM if random else _SAMPLED
         else:
             flags = _UNSAMPLED_RANDOM if random else _UNSAMPLED
         context = trace.SpanContext(
-            trace_id,
-            ids.generate_span_id(),
-            is_remote=False,
-            trace_flags=flags,
-            trace_state=sampling.trace_state,
+            trace_id, ids.generate_span_id(), is_remote=False, trace_flags=flags, trace_state=state
         )
-        current = trace.NonRecordingSpan(context)
-        return _Call(name, attributes, parent, current, sampling, time.time_ns())
+        call = _Call(opened, parent, trace.NonRecordingSpan(context), sampling)
+        call.recording = sampled or (sampling is not None and sampling.decision.is_recording())
+        return call
+
+    def _attributes(self, opened: _Opening) -> dict[str, str]:
+        attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": opened.tool,
+            "gen_ai.tool.call.id": opened.call_id,
+            "gen_ai.tool.type": "function",
+            "gen_ai.conversation.id": opened.context.conversation_id,
+            "gen_ai.agent.name": opened.context.agent,
+        }
+        if opened.source == "mcp":
+            attributes.update(self._mcp_marks(opened.tool))
+        return attributes
 
     def _start_writer(self) -> None:
         with self._writer_lock:
@@ -313,9 +322,11 @@ class OtelSink:
                     if not self._queue:
                         self._writer = None
                         return
+            # let a burst gather while `wake` stays set, so a call only appends (a flush
+            # hurries it); one batch then holds the GIL once, not once per call
+            self._hurry.wait(_LINGER_S)
+            self._hurry.clear()
             self._wake.clear()
-            if _LINGER_S:
-                self._wake.wait(_LINGER_S)  # let a burst gather; a flush wakes it at once
             waiting: list[threading.Event] = []
             while self._queue:
                 item = self._queue.popleft()
@@ -330,17 +341,17 @@ class OtelSink:
         """The SDK span of a finished call, with the ids it ran under; never raises."""
         builder = self._builder
         assert builder is not None
-        finished = call.finished
+        opened, finished = call.opened, call.finished
         assert finished is not None
         try:
-            span = builder.start(call)
-            for at, progress, total in call.progress:
+            span = builder.start(call, self._attributes)
+            for at, progress, total in call.progress or ():
                 attributes: dict[str, float] = {"progress": progress}
                 if total is not None:
                     attributes["total"] = total
                 span.add_event("progress", attributes, timestamp=at)
-            if call.arguments is not _UNSET:
-                span.set_attribute("gen_ai.tool.call.arguments", _content(call.arguments))
+            if self.record_content and isinstance(opened, ToolStarted):
+                span.set_attribute("gen_ai.tool.call.arguments", _content(opened.arguments))
             if isinstance(finished, ToolFailed):
                 span.set_attribute("error.type", finished.error.kind)
                 message = str(redact(finished.error.message))
@@ -393,6 +404,7 @@ class OtelSink:
         if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
             self.tracer = trace.get_tracer("toolrail")
             self._builder = _Builder.of(self.tracer)
+            self._default_sampler = self._builder.default_sampler if self._builder else None
             _keep_exit_order()
 
     def _span(self, tool: str, call_id: str, conversation_id: str, agent: str) -> trace.Span:
@@ -443,25 +455,30 @@ class _Builder:
     scope the same tracer, whose generator and sampler are not ours to change."""
 
     def __init__(self, tracer: Any) -> None:
+        from opentelemetry.sdk.trace import sampling
         from opentelemetry.sdk.trace.id_generator import IdGenerator
-        from opentelemetry.sdk.trace.sampling import Sampler
 
         builder = self
-        self.call: _Call | None = None
+        self.default_sampler: object = sampling.DEFAULT_ON
+        self.sampled = sampling.Decision.RECORD_AND_SAMPLE
+        self.Result = sampling.SamplingResult
+        self.context = trace.INVALID_SPAN_CONTEXT
+        self.result: SamplingResult | None = None
 
         class Ids(IdGenerator):
             def generate_span_id(self) -> int:
-                return builder._now.current.get_span_context().span_id
+                return builder.context.span_id
 
             def generate_trace_id(self) -> int:
-                return builder._now.current.get_span_context().trace_id
+                return builder.context.trace_id
 
             def is_trace_id_random(self) -> bool:
-                return builder._now.current.get_span_context().trace_flags.random_trace_id
+                return builder.context.trace_flags.random_trace_id
 
-        class Decided(Sampler):
+        class Decided(sampling.Sampler):
             def should_sample(self, *_: object, **__: object) -> SamplingResult:
-                return builder._now.sampling
+                assert builder.result is not None
+                return builder.result
 
             def get_description(self) -> str:
                 return "toolrail: as decided when the call started"
@@ -480,20 +497,23 @@ class _Builder:
         except ModuleNotFoundError:  # pragma: no cover - a look-alike tracer without the SDK
             return None
 
-    @property
-    def _now(self) -> _Call:
-        assert self.call is not None
-        return self.call
-
-    def start(self, call: _Call) -> trace.Span:
-        """Start the call's span, back-dated to when it started, with its own ids."""
-        self.call = call
+    def start(self, call: _Call, attributes: Callable[[_Opening], dict[str, str]]) -> trace.Span:
+        """Start the call's span, back-dated to when it started, with its own ids and the
+        sampler's result (made here for a call the default sampler took)."""
+        self.context = call.span.get_span_context()
+        result = call.sampling
+        if result is None:
+            result = self.Result(self.sampled, attributes(call.opened), self.context.trace_state)
+        self.result = result
         try:
             span: trace.Span = self.tracer.start_span(
-                call.name, context=call.parent, kind=_INTERNAL, start_time=call.start
+                "execute_tool " + call.opened.tool,
+                context=call.parent,
+                kind=_INTERNAL,
+                start_time=call.start,
             )
         finally:
-            self.call = None
+            self.context, self.result = trace.INVALID_SPAN_CONTEXT, None
         return span
 
 
