@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import functools
 import inspect
 import math
 import types
@@ -203,48 +202,54 @@ class Invoker:
             body.exception()  # retrieved: no "exception was never retrieved" noise
 
 
-_Slot = tuple[asyncio.AbstractEventLoop, float, int]
+_Slot = tuple[asyncio.AbstractEventLoop, int]
 
 
 class _Deadlines:
-    """Deadlines share timers: one loop timer per slot, however many calls end in it. A
-    slot is 1/100 of the deadline, at least 10 ms (rounded up to 10 ms × a power of two,
-    so calls with nearby deadlines share), and a deadline fires up to one slot late. A
-    slot's timer is left to fire when its last call ends rather than cancelled, so calls
-    one after another reuse it: a few timers a second, not one made and cancelled per
-    call (cancelled timers also pile up in the loop's heap)."""
+    """Deadlines share timers: one loop timer per 10 ms slot, however many calls end in it
+    (a deadline fires up to one slot late). A thousand concurrent calls cost a few timers,
+    not a thousand. The slot whose last call ended most recently keeps its timer, so calls
+    one after another in the same slot reuse it instead of making and cancelling one each;
+    any other slot left empty is cancelled at once, so no more than one idle timer (and no
+    closed event loop) is ever held."""
+
+    GRAIN_S = 0.01
 
     def __init__(self) -> None:
         self._slots: dict[_Slot, tuple[asyncio.TimerHandle, set[Callable[[], None]]]] = {}
+        self._idle: _Slot | None = None
 
     def add(self, delay_s: float, expire: Callable[[], None]) -> _Slot:
         loop = asyncio.get_running_loop()
-        grain = _grain(delay_s)
-        slot = (loop, grain, math.ceil((loop.time() + delay_s) / grain))
+        slot = (loop, math.ceil((loop.time() + delay_s) / self.GRAIN_S))
         entry = self._slots.get(slot)
         if entry is None:
-            entry = (loop.call_at(slot[2] * grain, self._fire, slot), set())
+            entry = (loop.call_at(slot[1] * self.GRAIN_S, self._fire, slot), set())
             self._slots[slot] = entry
+        elif slot == self._idle:
+            self._idle = None  # in use again
         entry[1].add(expire)
         return slot
 
     def remove(self, slot: _Slot, expire: Callable[[], None]) -> None:
         entry = self._slots.get(slot)
-        if entry is not None:
-            entry[1].discard(expire)
+        if entry is None:
+            return
+        entry[1].discard(expire)
+        if entry[1] or slot == self._idle:
+            return
+        idle, self._idle = self._idle, slot  # this one stays, the one idle before goes
+        if idle is not None:
+            earlier = self._slots.pop(idle, None)
+            if earlier is not None:
+                earlier[0].cancel()
 
     def _fire(self, slot: _Slot) -> None:
         entry = self._slots.pop(slot, None)
+        if slot == self._idle:
+            self._idle = None
         for expire in entry[1] if entry is not None else ():
             expire()
-
-
-@functools.lru_cache(maxsize=64)  # tools have a few distinct deadlines
-def _grain(delay_s: float) -> float:
-    grain = 0.01
-    while grain * 100 < delay_s:
-        grain *= 2
-    return grain
 
 
 async def _contained(name: str, body: Awaitable[object]) -> Result[object, ToolError]:
@@ -297,8 +302,8 @@ def as_result(name: str, returned: object) -> Result[object, ToolError]:
     if type(returned) is Success:  # the common case, without the ABC checks below
         return returned
     match returned:
-        case Success():
-            return returned
+        case Success():  # a subclass: made plain, so that `type(result) is Success` holds
+            return Success(returned.unwrap())
         case Failure(ToolError() as error):
             return Failure(error)
         case Failure(other):

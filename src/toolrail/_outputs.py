@@ -16,10 +16,13 @@ def fits(value: object, cap: int) -> bool:
     """Whether the output's text is at most `cap` characters (cheap for short strings)."""
     if isinstance(value, str):
         return len(value) <= cap
-    kind = type(value)
-    if kind is int or kind is float or kind is bool or value is None:
-        return True  # a number's text is short (no int prints over 4,300 digits by default)
+    if value is None or type(value) in (bool, float) or (type(value) is int and _small(value)):
+        return len(repr(value)) <= cap  # its JSON text's length, without serialising it
     return len(_text(value)) <= cap
+
+
+def _small(number: object) -> bool:
+    return isinstance(number, int) and -(2**63) <= number < 2**63
 
 
 def cap_output(value: object, cap: int, spill: Path | None) -> object:

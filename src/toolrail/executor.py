@@ -29,7 +29,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,7 +43,6 @@ from toolrail._outputs import cap_output, fits
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import (
-    CircuitOpen,
     ExecutionFailed,
     InternalError,
     InvalidArguments,
@@ -67,7 +66,7 @@ from toolrail.recording.events import (
 )
 from toolrail.recording.sinks import Fanout
 from toolrail.registry import AgentToolTable, ToolRegistry, unknown_tool
-from toolrail.resilience import HealthTracker, Resilience, State, with_retries
+from toolrail.resilience import HealthTracker, Resilience, State
 
 log = get_logger("toolrail.executor")
 
@@ -251,11 +250,10 @@ class Executor:
         """Cancel a running call; it ends in `Failure(Cancelled)`. False if it is not running."""
         return self.invoker.cancel(call_id)
 
-    def run(self, call: ToolCall, ctx: ExecutionContext[Any]) -> Coroutine[Any, Any, ToolOutcome]:
+    async def run(self, call: ToolCall, ctx: ExecutionContext[Any]) -> ToolOutcome:
         """Run one call through lookup, validation, the gates and the tool; always returns
-        an outcome. (`await executor.run(call, ctx)`: the coroutine is `_run`'s own, one
-        frame fewer on every call.)"""
-        return self._run(call, ctx)
+        an outcome."""
+        return await self._run(call, ctx)
 
     async def run_many(
         self, calls: Sequence[ToolCall], ctx: ExecutionContext[Any], *, max_concurrency: int = 8
@@ -295,14 +293,12 @@ class Executor:
         tool: AnyTool | None = None
         attempts = 1
         attached: Mapping[str, object] = {}
+        progress = _Progress(self.sinks, call.id, call.name) if self.sinks.sinks else None
+        ctx = ctx.for_call(call.id, progress)
+        if progress is not None:
+            progress.context = ctx
         try:
             tool = self._lookup(call, ctx)
-            progress = (
-                _Progress(self.sinks, call.id, tool.name) if tool and self.sinks.sinks else None
-            )
-            ctx = ctx.for_call(call.id, progress)
-            if progress is not None:
-                progress.context = ctx
             if tool is None:
                 result = self._refusal(call, ctx)
             else:
@@ -402,21 +398,9 @@ class Executor:
                     read_only=tool.annotations.read_only,
                 )
             )
-        resilience, invoke = self.resilience, self.invoker.invoke
-        held = resilience.take(tool)
-        if isinstance(held, CircuitOpen):
-            return Failure(held), 1, ctx.attached
-        result: Result[object, ToolError] | None = None
-        attempts, begun = 1, time.perf_counter()
-        try:
-            if resilience.retries(tool):
-                result, attempts = await with_retries(
-                    lambda: invoke(tool, args, call, ctx), resilience.retry, sleep=self.sleep
-                )
-            else:
-                result = await invoke(tool, args, call, ctx)
-        finally:  # cancelled: no verdict, probes given back
-            resilience.settle(tool, held, result, (time.perf_counter() - begun) * 1000)
+        result, attempts = await self.resilience.run(
+            tool, lambda: self.invoker.invoke(tool, args, call, ctx), sleep=self.sleep
+        )
         cap = (
             self.output_caps.get(tool.name, self.max_output_chars)
             if self.output_caps
@@ -424,7 +408,7 @@ class Executor:
         )
         if cap is not None and type(result) is Success and not fits(result.unwrap(), cap):
             result = await self._cut(call, result.unwrap(), cap)
-        return result, attempts, ctx.attached
+        return result, max(attempts, 1), ctx.attached
 
     async def _cut(self, call: ToolCall, output: object, cap: int) -> Result[object, ToolError]:
         """An output over its cap, cut (and spilled whole to a file, with `spill_dir`)."""

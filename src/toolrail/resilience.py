@@ -21,6 +21,7 @@ import tenacity
 from returns.result import Failure, Result, Success
 
 from toolrail.core.errors import (
+    Cancelled,
     CircuitOpen,
     ExecutionFailed,
     InternalError,
@@ -344,6 +345,29 @@ class Resilience:
         if self.on_change is not None:
             self.on_change(breaker.name, breaker.state)
 
+    async def run(
+        self,
+        tool: AnyTool,
+        attempt: Callable[[], Awaitable[Result[object, ToolError]]],
+        *,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> tuple[Result[object, ToolError], int]:
+        """Invoke through breaker ▸ retry ▸ health; the result and the attempts made (0 if
+        an open circuit refused it). The executor runs the same steps inline."""
+        held = self.take(tool)
+        if isinstance(held, CircuitOpen):
+            return Failure(held), 0
+        result: Result[object, ToolError] | None = None
+        begun = time.perf_counter()
+        try:
+            if self.retries(tool):
+                result, attempts = await with_retries(attempt, self.retry, sleep=sleep)
+            else:
+                result, attempts = await attempt(), 1
+            return result, attempts
+        finally:  # cancelled: no verdict, probes given back
+            self.settle(tool, held, result, (time.perf_counter() - begun) * 1000)
+
     def take(self, tool: AnyTool) -> tuple[CircuitBreaker, ...] | CircuitOpen:
         """Before an invocation: the tool's breakers, with a half-open one's probe taken —
         or why an open circuit refuses the call. Every `take` is followed by `settle`."""
@@ -371,8 +395,8 @@ class Resilience:
         result: Result[object, ToolError] | None,
         duration_ms: float,
     ) -> None:
-        """After the invocation: its health, and each breaker's verdict; `None` (the call
-        was cancelled) gives probes back without a verdict on the tool."""
+        """After the invocation: its health, and each breaker's verdict; a call cancelled
+        (`None`: its task was; or `Cancelled`) gives probes back without a verdict."""
         if result is None:
             for breaker in held:
                 breaker.release()
@@ -381,6 +405,10 @@ class Resilience:
         self.health.record(
             tool.name, failure is None, duration_ms, None if failure is None else failure.message
         )
+        if isinstance(failure, Cancelled):  # stopped, not judged: probes given back
+            for breaker in held:
+                breaker.release()
+            return
         verdict = failure is None or not is_breakage(failure)
         for breaker in held:
             breaker.record(verdict)

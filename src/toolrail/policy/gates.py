@@ -126,11 +126,13 @@ class Gates:
         circuit: Circuit | None = None,
         approved: bool = False,
     ) -> Result[object | None, ToolError]:
-        """Pass the gates in order: `Success(None)` to run as asked, `Success(edited)` with
-        the arguments a person edited, or why not. `approved`: a person approved this very
-        call (`Executor.resume`), so the approval gate does not ask again."""
+        """Pass the gates in order; `Success` carries the arguments to run with (an
+        approver may have edited them). `approved`: a person approved this very call
+        (`Executor.resume`), so the approval gate does not ask again."""
         passed = self.admit_now(tool, call, arguments, ctx, circuit=circuit, approved=approved)
-        return await self.ask(passed, ctx) if isinstance(passed, Asking) else passed
+        if isinstance(passed, Asking):
+            passed = await self.ask(passed, ctx)
+        return passed.map(lambda edited: arguments if edited is None else edited)
 
     def admit_now(
         self,
@@ -142,8 +144,9 @@ class Gates:
         circuit: Circuit | None = None,
         approved: bool = False,
     ) -> Result[object | None, ToolError] | Asking:
-        """`admit` up to a person's approval, without waiting: what `admit` answers, or
-        `Asking` when the call needs an approval first (then `await ask(...)`)."""
+        """The gates without waiting (the executor's path): `Success(None)` to run as asked,
+        `Success(edited)`, or why not — or `Asking` when the call needs a person's approval
+        first (then `await ask(...)`, which answers the same way)."""
         plain = _Plain(arguments)
         rules = self.rules_for(ctx.agent)
         decision = rules.decide(tool.name, plain)

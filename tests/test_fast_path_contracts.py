@@ -1,0 +1,164 @@
+"""What the call path promised before it was made faster, and still does: found by an
+outside review of the speed work; each test fails on the code it reviewed."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import inspect
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from returns.result import Failure, Result, Success
+
+from toolrail import (
+    ExecutionContext,
+    Executor,
+    Gates,
+    ToolCall,
+    ToolCompleted,
+    ToolError,
+    ToolEvent,
+    ToolFailed,
+    ToolRegistry,
+    TransportError,
+    tool,
+)
+from toolrail.core.tool import AnyTool
+from toolrail.resilience import BreakerSettings, Resilience, RetrySettings
+
+pytestmark = pytest.mark.anyio
+
+
+@tool
+async def waits() -> str:
+    """Wait one loop turn."""
+    await asyncio.sleep(0)
+    return "done"
+
+
+def _live_loops() -> int:
+    gc.collect()
+    return sum(isinstance(o, asyncio.AbstractEventLoop) for o in gc.get_objects())
+
+
+def test_an_executor_used_from_many_event_loops_keeps_none_of_them_alive() -> None:
+    executor = Executor(ToolRegistry([waits]))  # the default deadline arms a timer per call
+    before = _live_loops()
+    for _ in range(30):  # a sync wrapper: one asyncio.run per call
+        asyncio.run(executor.run(ToolCall(name="waits"), ExecutionContext()))
+    assert _live_loops() - before <= 1  # at most the last one, until the next call
+
+
+class Transfer(BaseModel):
+    to: str
+    amount: int
+
+
+@tool
+async def transfer(args: Transfer, ctx: ExecutionContext) -> Result[str, ToolError]:
+    """Send money."""
+    return Success(f"sent {args.amount} to {args.to}")
+
+
+async def test_gates_admit_answers_the_arguments_to_run_with() -> None:
+    args = Transfer(to="bob", amount=5)
+    passed = await Gates().admit(transfer, ToolCall(name="transfer"), args, ExecutionContext())
+    assert passed == Success(args)
+
+
+async def test_resilience_run_still_wraps_one_invocation() -> None:
+    async def attempt() -> Result[object, ToolError]:
+        return Success("ok")
+
+    assert await Resilience().run(transfer, attempt) == (Success("ok"), 1)
+
+
+class UpstreamFailure(Failure[ToolError]):  # type: ignore[misc]
+    """A subclass of returns' Failure: legal at run time (`@final` is for type checkers)."""
+
+
+@tool
+async def fetch() -> object:
+    """Fetch something."""
+    return UpstreamFailure(TransportError(message="upstream down"))
+
+
+async def test_a_failure_of_a_subclass_is_recorded_as_a_failure() -> None:
+    events: list[ToolEvent] = []
+    executor = Executor(ToolRegistry([fetch]), sinks=[events.append])
+    outcome = await executor.run(ToolCall(name="fetch"), ExecutionContext())
+    assert outcome.result == Failure(TransportError(message="upstream down"))
+    assert [type(e) for e in events if isinstance(e, ToolCompleted | ToolFailed)] == [ToolFailed]
+
+
+@tool
+async def big() -> int:
+    """A big number."""
+    return 10**400
+
+
+@tool
+async def ratio() -> float:
+    """A precise ratio."""
+    return 1 / 3
+
+
+@pytest.mark.parametrize("number_tool", [big, ratio])
+async def test_a_number_longer_than_its_cap_is_cut(number_tool: AnyTool) -> None:
+    executor = Executor(ToolRegistry([number_tool]), output_caps={number_tool.name: 5})
+    outcome = await executor.run(ToolCall(name=number_tool.name), ExecutionContext())
+    output = outcome.result.unwrap()
+    assert isinstance(output, dict)
+    assert output["truncated"] is True
+
+
+def test_executor_run_is_a_coroutine_function() -> None:
+    """Test doubles made with `create_autospec(Executor)` can be awaited."""
+    assert inspect.iscoroutinefunction(Executor.run)
+
+
+class BrokenRegistry(ToolRegistry):
+    def find(self, name: str) -> AnyTool | None:
+        raise RuntimeError("registry backend unavailable")
+
+
+async def test_a_lookup_that_raises_is_recorded_under_its_own_call() -> None:
+    events: list[ToolEvent] = []
+    executor = Executor(BrokenRegistry([transfer]), sinks=[events.append])
+    outcome = await executor.run(ToolCall(id="c1", name="transfer"), ExecutionContext())
+    assert outcome.result.failure().kind == "internal_error"
+    [failed] = [e for e in events if isinstance(e, ToolFailed)]
+    assert (failed.context.call_id, failed.context.call_stack) == ("c1", ("c1",))
+
+
+async def test_a_cancelled_probe_leaves_the_circuit_half_open() -> None:
+    """A half-open probe stopped by `Executor.cancel` says nothing about the tool."""
+    mode = {"now": "fail"}
+    clock = [0.0]
+
+    @tool
+    async def service() -> str:
+        """A flaky service."""
+        if mode["now"] == "fail":
+            raise RuntimeError("down")
+        await asyncio.sleep(10)
+        return "up"
+
+    resilience = Resilience(
+        breakers=BreakerSettings(consecutive_failures=2, cooldown_s=10),
+        clock=lambda: clock[0],
+        retry=RetrySettings(attempts=1),
+    )
+    executor = Executor(ToolRegistry([service]), resilience=resilience)
+    ctx: ExecutionContext[Any] = ExecutionContext()
+    for _ in range(2):
+        await executor.run(ToolCall(name="service"), ctx)
+    assert executor.circuit_state("service") == "open"
+    clock[0], mode["now"] = 11.0, "slow"
+    probe = asyncio.create_task(executor.run(ToolCall(id="probe", name="service"), ctx))
+    await asyncio.sleep(0.01)
+    assert executor.cancel("probe")
+    assert (await probe).result.failure().kind == "cancelled"
+    assert executor.circuit_state("service") == "half_open"
