@@ -75,8 +75,8 @@ def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]
     """Agent table, allow/ask/deny rules, a budget, declared permissions, a deadline, the
     JSONL call log and the stream handler; with `otel`, spans too (a batch processor
     exporting nowhere: no exporter I/O on the call path). With the call and what waits
-    for the log's writer thread (run between rounds: its work is measured on its own in
-    `log_throughput.py`)."""
+    for the writer threads of the log and the span sink (run between rounds: the log's
+    is measured on its own in `log_throughput.py`)."""
     from bench.railway_overhead import RULES
     from toolrail import JsonlCallLog, ToolStreamHandler
     from toolrail.policy import Budget, Gates
@@ -107,7 +107,12 @@ def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]
     async def run() -> object:
         return (await executor.run(call, ctx)).result
 
-    return run, call_log.flush
+    def settle() -> None:  # what the log's and the span sink's writer threads were handed
+        for sink in sinks:
+            if hasattr(sink, "flush"):
+                sink.flush()
+
+    return run, settle
 
 
 def openai_agents() -> AsyncCall:
