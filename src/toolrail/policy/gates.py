@@ -125,7 +125,7 @@ class Gates:
         *,
         circuit: Circuit | None = None,
         approved: bool = False,
-    ) -> Result[object | None, ToolError]:
+    ) -> Result[object, ToolError]:
         """Pass the gates in order; `Success` carries the arguments to run with (an
         approver may have edited them). `approved`: a person approved this very call
         (`Executor.resume`), so the approval gate does not ask again."""
