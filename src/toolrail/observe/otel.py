@@ -39,12 +39,8 @@ the call.
 
 from __future__ import annotations
 
-import atexit
 import copy
-import threading
 import time
-import weakref
-from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import Token
@@ -62,6 +58,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
 
 from returns.result import Success
 
+from toolrail._batches import BackgroundBatches, flush_at_exit_first
 from toolrail._diagnostics import get_logger
 from toolrail.core.context import ExecutionContext
 from toolrail.core.redact import redact, redact_text
@@ -88,16 +85,14 @@ if TYPE_CHECKING:
 log = get_logger("toolrail.observe.otel")
 
 _MAX_CONTENT = 8192
-_IDLE_S = 2.0
-"""A writer thread with nothing to build for this long ends; the next finished call starts one."""
 _LINGER_S = 0.02
-"""Once woken, the writer waits this long so a burst of calls is built in one go."""
+"""Once woken, the writer waits this long (a flush hurries it) so a burst of calls is built
+in one go: a call only appends meanwhile, and one batch holds the GIL once, not per call."""
 _INTERNAL = trace.SpanKind.INTERNAL
 _SAMPLED = trace.TraceFlags(trace.TraceFlags.SAMPLED)
 _UNSAMPLED = trace.TraceFlags(trace.TraceFlags.DEFAULT)
 _SAMPLED_RANDOM = trace.TraceFlags(trace.TraceFlags.SAMPLED | trace.TraceFlags.RANDOM_TRACE_ID)
 _UNSAMPLED_RANDOM = trace.TraceFlags(trace.TraceFlags.RANDOM_TRACE_ID)
-_LIVE: weakref.WeakSet[OtelSink] = weakref.WeakSet()
 
 
 class Origins(Protocol):
@@ -163,15 +158,12 @@ class OtelSink:
         self._global = tracer_provider is None
         self._spans: dict[tuple[str, str], tuple[trace.Span, Token[otel_context.Context]]] = {}
         self._calls: dict[tuple[str, str], _Call] = {}
-        self._queue: deque[_Call | threading.Event] = deque()
-        self._wake = threading.Event()
-        self._hurry = threading.Event()
-        self._writer: threading.Thread | None = None
-        self._writer_lock = threading.Lock()
+        self._writer = BackgroundBatches(
+            self._build_batch, name="toolrail-otel-spans", linger=_LINGER_S, linger_until="flush"
+        )
         self._builder = _Builder.of(self.tracer)
         self._default_sampler = self._builder.default_sampler if self._builder else None
-        _LIVE.add(self)
-        _keep_exit_order()
+        flush_at_exit_first()
 
     def __call__(self, event: ToolEvent) -> None:
         if self._builder is None:
@@ -202,11 +194,7 @@ class OtelSink:
                 if not ended.recording:
                     return
                 ended.finished = event
-                self._queue.append(ended)
-                if not self._wake.is_set():
-                    self._wake.set()
-                if self._writer is None:
-                    self._start_writer()
+                self._writer.put(ended)
             case (
                 ToolCallRequested()
                 | ToolRegistered()
@@ -222,14 +210,7 @@ class OtelSink:
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every call finished so far is a span handed to the span processors;
         False if `timeout` passed first. (Exporting them is the provider's `force_flush`.)"""
-        if self._writer is None and not self._queue:
-            return True  # no writer thread: nothing is in flight
-        done = threading.Event()
-        self._queue.append(done)
-        self._wake.set()
-        self._hurry.set()
-        self._start_writer()
-        return done.wait(timeout)
+        return self._writer.flush(timeout)
 
     def close(self) -> None:
         """`flush()`: build every span still queued (a later call starts the writer again)."""
@@ -306,36 +287,9 @@ class OtelSink:
             attributes.update(self._mcp_marks(opened.tool))
         return attributes
 
-    def _start_writer(self) -> None:
-        with self._writer_lock:
-            if self._writer is None:
-                self._writer = threading.Thread(
-                    target=self._build_queued, name="toolrail-otel-spans", daemon=True
-                )
-                self._writer.start()
-
-    def _build_queued(self) -> None:
-        """The writer thread: build the queued spans in batches until it stays empty a while."""
-        while True:
-            if not self._wake.wait(_IDLE_S):
-                with self._writer_lock:
-                    if not self._queue:
-                        self._writer = None
-                        return
-            # let a burst gather while `wake` stays set, so a call only appends (a flush
-            # hurries it); one batch then holds the GIL once, not once per call
-            self._hurry.wait(_LINGER_S)
-            self._hurry.clear()
-            self._wake.clear()
-            waiting: list[threading.Event] = []
-            while self._queue:
-                item = self._queue.popleft()
-                if isinstance(item, threading.Event):
-                    waiting.append(item)
-                else:
-                    self._build(item)
-            for done in waiting:
-                done.set()
+    def _build_batch(self, calls: list[_Call]) -> None:
+        for call in calls:
+            self._build(call)
 
     def _build(self, call: _Call) -> None:
         """The SDK span of a finished call, with the ids it ran under; never raises."""
@@ -405,7 +359,7 @@ class OtelSink:
             self.tracer = trace.get_tracer("toolrail")
             self._builder = _Builder.of(self.tracer)
             self._default_sampler = self._builder.default_sampler if self._builder else None
-            _keep_exit_order()
+            flush_at_exit_first()
 
     def _span(self, tool: str, call_id: str, conversation_id: str, agent: str) -> trace.Span:
         return self.tracer.start_span(
@@ -515,19 +469,6 @@ class _Builder:
         finally:
             self.context, self.result = trace.INVALID_SPAN_CONTEXT, None
         return span
-
-
-def _keep_exit_order() -> None:
-    """Build what is queued at exit before tracer providers made until now shut down
-    (`atexit` runs the latest registration first)."""
-    atexit.unregister(_flush_at_exit)
-    atexit.register(_flush_at_exit)
-
-
-def _flush_at_exit() -> None:
-    """Whatever the writer threads still hold is built before the interpreter ends."""
-    for sink in list(_LIVE):
-        sink.flush(timeout=10)
 
 
 def _content(value: object) -> str:

@@ -13,12 +13,9 @@ flush and stop, and whatever is still queued at interpreter exit is written then
 from __future__ import annotations
 
 import asyncio
-import atexit
 import fcntl
 import os
 import threading
-import weakref
-from collections import deque
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -28,6 +25,7 @@ from typing import Any, Self
 import orjson
 from returns.result import Failure, Result, Success
 
+from toolrail._batches import BackgroundBatches
 from toolrail._diagnostics import get_logger
 from toolrail._jsonish import to_json_value
 from toolrail.core.call import RawArguments
@@ -39,11 +37,9 @@ log = get_logger("toolrail.recording.jsonl")
 
 SCHEMA_VERSION = 1
 FILE_PREFIX = "tool-calls-"
-_IDLE_S = 2.0
-"""A writer thread with nothing to write for this long ends; the next event starts one."""
 _LINGER_S = 0.002
-"""Once woken, the writer waits this long so a burst of calls becomes one write."""
-_LIVE: weakref.WeakSet[JsonlCallLog] = weakref.WeakSet()
+"""Once woken, the writer waits this long (or until the next call) so a burst of calls
+becomes one write."""
 
 
 class JsonlCallLog:
@@ -66,30 +62,18 @@ class JsonlCallLog:
         self._lock = threading.Lock()
         self._fd: int | None = None
         self._day: date | None = None
-        self._queue: deque[tuple[date, ToolCompleted | ToolFailed] | threading.Event] = deque()
-        self._wake = threading.Event()
-        self._writer: threading.Thread | None = None
-        self._writer_lock = threading.Lock()
-        _LIVE.add(self)
+        self._writer = BackgroundBatches(
+            self._write_batch, name="toolrail-call-log", linger=_LINGER_S, linger_until="put"
+        )
 
     def __call__(self, event: ToolEvent) -> None:
         """Queue a finished call for the writer thread: no I/O and no record building here."""
         if isinstance(event, ToolCompleted | ToolFailed):
-            self._queue.append((self._clock().date(), event))
-            if not self._wake.is_set():
-                self._wake.set()
-            if self._writer is None:
-                self._start_writer()
+            self._writer.put((self._clock().date(), event))
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every call queued so far is written; False if `timeout` passed first."""
-        if self._writer is None and not self._queue:
-            return True  # no writer thread: nothing is in flight
-        done = threading.Event()
-        self._queue.append(done)
-        self._wake.set()
-        self._start_writer()
-        return done.wait(timeout)
+        return self._writer.flush(timeout)
 
     def close(self) -> None:
         """Write what is queued, then close the file (a later call opens it again)."""
@@ -120,42 +104,12 @@ class JsonlCallLog:
     ) -> None:
         await self.aclose()
 
-    def _start_writer(self) -> None:
-        with self._writer_lock:
-            if self._writer is None:
-                self._writer = threading.Thread(
-                    target=self._write_queued, name="toolrail-call-log", daemon=True
-                )
-                self._writer.start()
-
-    def _write_queued(self) -> None:
-        """The writer thread: drain the queue in batches until it stays empty a while."""
-        while True:
-            if not self._wake.wait(_IDLE_S):
-                with self._writer_lock:
-                    if not self._queue:
-                        self._writer = None
-                        return
-            self._wake.clear()
-            if _LINGER_S:
-                self._wake.wait(_LINGER_S)  # let a burst gather; a flush wakes it at once
-            self._write_batch()
-
-    def _write_batch(self) -> None:
+    def _write_batch(self, batch: list[tuple[date, ToolCompleted | ToolFailed]]) -> None:
+        """On the writer thread: build the batch's lines and append them, one write a day."""
         lines: dict[date, list[bytes]] = {}
-        waiting: list[threading.Event] = []
-        while self._queue:
-            item = self._queue.popleft()
-            if isinstance(item, threading.Event):
-                self._append(lines)
-                lines = {}
-                waiting.append(item)
-                continue
-            day, event = item
+        for day, event in batch:
             lines.setdefault(day, []).append(_line(self._record(event)))
         self._append(lines)
-        for done in waiting:
-            done.set()
 
     def _record(self, event: ToolCompleted | ToolFailed) -> Mapping[str, Any]:
         try:
@@ -298,13 +252,6 @@ def _line(record: Mapping[str, Any]) -> bytes:
         return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
     except (TypeError, orjson.JSONEncodeError):
         return orjson.dumps(_valid(record), option=orjson.OPT_APPEND_NEWLINE)
-
-
-@atexit.register
-def _flush_at_exit() -> None:
-    """Whatever the writer threads still hold is written before the interpreter ends."""
-    for call_log in list(_LIVE):
-        call_log.flush(timeout=10)
 
 
 def append_whole(fd: int, line: bytes) -> None:

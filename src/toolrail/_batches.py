@@ -1,0 +1,155 @@
+"""`BackgroundBatches`: work handed off the call path to a daemon thread, done in batches.
+
+`put(item)` only appends and wakes the thread (starting it if there is none): the caller
+pays for no I/O and no building. The thread waits a moment (`linger`) so a burst of items
+becomes one batch, hands each batch to `handle` and, once nothing has come for `_IDLE_S`,
+ends; the next `put` starts another. `flush()` waits until every item put so far has been
+handled; whatever is still queued at interpreter exit is handled then. A `handle` that
+raises is reported through the library diagnostics; the items after it are handled as usual.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Generic, Literal, TypeVar
+
+from toolrail._diagnostics import get_logger
+
+__all__ = ["BackgroundBatches", "flush_at_exit_first"]
+
+log = get_logger("toolrail.batches")
+
+T = TypeVar("T")
+
+_IDLE_S = 2.0
+"""A thread with nothing to handle for this long ends; the next `put` starts one."""
+_EXIT_TIMEOUT_S = 10.0
+"""How long the exit flush waits for each instance."""
+_LIVE: weakref.WeakSet[BackgroundBatches[Any]] = weakref.WeakSet()
+
+
+class _Flushed(threading.Event):
+    """A flush's marker in the queue: set once everything before it is handled."""
+
+
+class BackgroundBatches(Generic[T]):
+    """A queue drained in batches by one daemon thread, started on demand.
+
+    `linger`: how long the thread waits, once woken, for more items to join the batch.
+    `linger_until`: what cuts that wait short — `"put"`: the next item or a flush (a burst
+    of calls arriving back to back); `"flush"`: a flush alone, so a `put` while the thread
+    lingers does not even set an event.
+    """
+
+    def __init__(
+        self,
+        handle: Callable[[list[T]], None],
+        *,
+        name: str,
+        linger: float,
+        linger_until: Literal["put", "flush"],
+    ) -> None:
+        self._handle = handle
+        self._name = name
+        self._linger = linger
+        self._linger_until = linger_until
+        self._queue: deque[T | _Flushed] = deque()
+        self._wake = threading.Event()
+        self._hurry = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._thread_lock = threading.Lock()
+        _LIVE.add(self)
+
+    def put(self, item: T) -> None:
+        """Queue `item` for the thread: append and wake it, nothing more."""
+        self._queue.append(item)
+        if not self._wake.is_set():
+            self._wake.set()
+        if self._thread is None:
+            self._start()
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every item put so far is handled; False if `timeout` passed first."""
+        if self._thread is None and not self._queue:
+            return True  # no thread: nothing is in flight
+        done = _Flushed()
+        self._queue.append(done)
+        self._wake.set()
+        self._hurry.set()
+        self._start()
+        return done.wait(timeout)
+
+    def close(self) -> None:
+        """`flush()`; a later `put` starts the thread again."""
+        self.flush()
+
+    def _start(self) -> None:
+        with self._thread_lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        """The thread: handle the queue in batches until it stays empty a while."""
+        while True:
+            if not self._wake.wait(_IDLE_S):
+                with self._thread_lock:
+                    if not self._queue:
+                        self._thread = None
+                        break
+            if self._linger_until == "put":
+                self._wake.clear()
+                if self._linger:
+                    self._wake.wait(self._linger)  # the next put or a flush ends it
+            else:
+                # `wake` stays set while the burst gathers, so a put only appends
+                self._hurry.wait(self._linger)
+                self._hurry.clear()
+                self._wake.clear()
+            self._drain()
+        if self._queue:  # put in as this thread ended, seeing it still there: carry on
+            self._start()
+
+    def _drain(self) -> None:
+        """Hand what is queued to `handle`, a batch up to each flush marker, then release
+        the flushes waiting."""
+        batch: list[T] = []
+        waiting: list[_Flushed] = []
+        while self._queue:
+            item = self._queue.popleft()
+            if isinstance(item, _Flushed):
+                self._call(batch)
+                batch = []
+                waiting.append(item)
+            else:
+                batch.append(item)
+        self._call(batch)
+        for done in waiting:
+            done.set()
+
+    def _call(self, batch: list[T]) -> None:
+        if not batch:
+            return
+        try:
+            self._handle(batch)
+        except Exception:
+            log.exception("a background batch failed", thread=self._name, items=len(batch))
+
+
+def flush_at_exit_first() -> None:
+    """Make the exit flush run before every `atexit` hook registered until now (the latest
+    registration runs first): an OTel sink's spans are built before its provider, made
+    earlier, shuts down."""
+    atexit.unregister(_flush_at_exit)
+    atexit.register(_flush_at_exit)
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    """Whatever the threads still hold is handled before the interpreter ends."""
+    for batches in list(_LIVE):
+        batches.flush(timeout=_EXIT_TIMEOUT_S)

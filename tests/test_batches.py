@@ -1,0 +1,134 @@
+"""`BackgroundBatches`, the one off-the-call-path writer both recording sinks use."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Literal
+
+import pytest
+
+from toolrail import _batches
+from toolrail._batches import BackgroundBatches
+
+
+def running(name: str) -> bool:
+    return name in {thread.name for thread in threading.enumerate()}
+
+
+class Slow:
+    """A handler that takes its time and remembers every batch it was given."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
+        self.batches: list[list[int]] = []
+
+    def __call__(self, batch: list[int]) -> None:
+        time.sleep(self.delay)
+        self.batches.append(list(batch))
+
+    @property
+    def items(self) -> list[int]:
+        return [item for batch in self.batches for item in batch]
+
+
+@pytest.mark.parametrize("until", ["put", "flush"])
+def test_flush_waits_for_every_item_put_so_far(until: Literal["put", "flush"]) -> None:
+    handler = Slow(delay=0.01)
+    batches = BackgroundBatches(handler, name="test-batches", linger=0.05, linger_until=until)
+    for n in range(50):
+        batches.put(n)
+    assert batches.flush(timeout=10)
+    assert handler.items == list(range(50))
+    assert len(handler.batches) < 50  # a burst is handled in batches, not item by item
+    batches.close()
+
+
+def test_flush_with_nothing_put_returns_at_once() -> None:
+    batches = BackgroundBatches(Slow(), name="test-batches", linger=1.0, linger_until="flush")
+    started = time.monotonic()
+    assert batches.flush(timeout=5)
+    assert time.monotonic() - started < 0.5
+
+
+def test_a_flush_cuts_the_linger_short() -> None:
+    handler = Slow()
+    batches = BackgroundBatches(handler, name="test-batches", linger=30.0, linger_until="flush")
+    batches.put(1)
+    started = time.monotonic()
+    assert batches.flush(timeout=10)
+    assert time.monotonic() - started < 5
+    assert handler.items == [1]
+
+
+def test_flush_times_out_while_a_batch_is_still_being_handled() -> None:
+    release = threading.Event()
+
+    def held(_: list[int]) -> None:
+        release.wait(10)
+
+    batches = BackgroundBatches(held, name="test-batches", linger=0.0, linger_until="put")
+    batches.put(1)
+    assert not batches.flush(timeout=0.05)
+    release.set()
+    assert batches.flush(timeout=10)
+
+
+def test_the_thread_ends_when_idle_and_the_next_put_starts_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_batches, "_IDLE_S", 0.05)
+    handler = Slow()
+    batches = BackgroundBatches(handler, name="test-batches-idle", linger=0.0, linger_until="put")
+    batches.put(1)
+    assert batches.flush(timeout=10)
+    deadline = time.monotonic() + 5
+    while running("test-batches-idle") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not running("test-batches-idle")
+    batches.put(2)
+    assert running("test-batches-idle")
+    assert batches.flush(timeout=10)
+    assert handler.items == [1, 2]
+
+
+def test_a_handler_that_raises_is_reported_and_later_batches_are_handled(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    seen: list[int] = []
+
+    def handle(batch: list[int]) -> None:
+        if 0 in batch:
+            raise ValueError("no zeros")
+        seen.extend(batch)
+
+    batches = BackgroundBatches(handle, name="test-batches", linger=0.0, linger_until="put")
+    with caplog.at_level(logging.WARNING, logger="toolrail"):
+        batches.put(0)
+        assert batches.flush(timeout=10)  # the flush is released all the same
+        batches.put(1)
+        batches.put(2)
+        assert batches.flush(timeout=10)
+    assert seen == [1, 2]
+    [record] = [r for r in caplog.records if r.name == "toolrail.batches"]
+    assert record.levelno == logging.ERROR
+    assert "ValueError: no zeros" in record.getMessage()
+    assert "test-batches" in record.getMessage()
+
+
+def test_puts_from_many_threads_are_all_handled() -> None:
+    handler = Slow()
+    batches = BackgroundBatches(handler, name="test-batches", linger=0.001, linger_until="put")
+
+    def put_some(start: int) -> None:
+        for n in range(start, start + 500):
+            batches.put(n)
+
+    threads = [threading.Thread(target=put_some, args=(k * 500,)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert batches.flush(timeout=10)
+    assert sorted(handler.items) == list(range(4000))
