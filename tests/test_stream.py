@@ -288,7 +288,7 @@ def test_lines_made_without_a_second_redaction_equal_public_ones() -> None:
         "at": NOW,
         "health": None,
     }
-    made = _clean_update("c", "t", "a", "failed", "✖ t", **fields)  # type: ignore[arg-type]
+    made = _clean_update(call_id="c", tool="t", agent="a", status="failed", text="✖ t", **fields)
     public = ProgressUpdate(call_id="c", tool="t", agent="a", status="failed", text="✖ t", **fields)  # type: ignore[arg-type]
     assert made == public
 

@@ -11,7 +11,7 @@ import pytest
 from returns.result import Success
 
 from toolrail import ExecutionContext, ToolCall
-from toolrail.core._slots import fast_init
+from toolrail.core._slots import fast_init, without_post_init
 from toolrail.core.call import ToolOutcome
 from toolrail.recording.events import ToolCompleted, ToolStarted
 
@@ -78,3 +78,21 @@ def test_refuses_what_it_cannot_make_faithfully() -> None:
 
     with pytest.raises(TypeError, match="frozen slots dataclass"):
         fast_init(NoSlots)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Checked:
+    text: str
+    n: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", self.text.upper())
+
+
+def test_without_post_init_sets_the_fields_and_skips_only_post_init() -> None:
+    make = without_post_init(Checked)
+    made = make(text="as given")
+    assert (made.text, made.n) == ("as given", 1)
+    assert Checked(text="as given").text == "AS GIVEN"  # the class itself still checks
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.n = 2  # type: ignore[misc]

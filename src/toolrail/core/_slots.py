@@ -1,4 +1,5 @@
-"""`fast_init`: the `__init__` of a frozen slots dataclass, minus the cost of being frozen.
+"""`fast_init`: the `__init__` of a frozen slots dataclass, minus the cost of being frozen
+(and `without_post_init`: the same, as a constructor that skips `__post_init__`).
 
 A frozen dataclass's generated `__init__` sets each field with `object.__setattr__(self,
 name, value)`, which looks the slot up by name every time: about three times what setting the
@@ -10,6 +11,7 @@ slot descriptor. The class stays frozen — assignment still raises `FrozenInsta
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -27,30 +29,52 @@ class _Factory:
 def fast_init(cls: type[T]) -> type[T]:
     """Replace the dataclass `cls`'s `__init__` (frozen, slots, keyword-only fields, no
     `__post_init__`) by one that sets its slots directly."""
-    params = cls.__dataclass_params__  # type: ignore[attr-defined]
-    if not (params.frozen and "__slots__" in cls.__dict__) or hasattr(cls, "__post_init__"):
-        raise TypeError(f"fast_init needs a frozen slots dataclass without __post_init__: {cls}")
-    namespace: dict[str, Any] = {"_missing": _Factory()}
-    signature, body = [], []
-    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if not field.init or not field.kw_only:
-            raise TypeError(f"fast_init needs keyword-only init fields: {cls}.{field.name}")
-        name = field.name
-        namespace[f"_set_{name}"] = getattr(cls, name).__set__
-        if field.default is not _NO_DEFAULT:
-            namespace[f"_default_{name}"] = field.default
-            signature.append(f"{name}=_default_{name}")
-        elif field.default_factory is not _NO_DEFAULT:
-            namespace[f"_factory_{name}"] = field.default_factory
-            signature.append(f"{name}=_missing")
-            body.append(f"    if {name} is _missing: {name} = _factory_{name}()")
-        else:
-            signature.append(name)
-        body.append(f"    _set_{name}(self, {name})")
-    source = f"def __init__(self, *, {', '.join(signature)}):\n" + "\n".join(body)
-    exec(source, namespace)  # how dataclasses itself makes `__init__`
-    init = namespace["__init__"]
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"fast_init needs a dataclass without __post_init__: {cls}")
+    init = _slot_setting(cls, "__init__", "self, ", "")
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__doc__ = cls.__init__.__doc__
     cls.__init__ = init  # type: ignore[method-assign]
     return cls
+
+
+def without_post_init(cls: type[T]) -> Callable[..., T]:
+    """A constructor of the dataclass `cls` (frozen, slots, keyword-only fields) that sets
+    its slots as `__init__` would and skips `__post_init__`: for a caller that has done that
+    work already (the stream handler redacts each line's text once, where it is made)."""
+    return _slot_setting(cls, "make", "", "    self = _new(_cls)\n", "    return self")
+
+
+def _slot_setting(
+    cls: type[T], name: str, first: str, prologue: str, epilogue: str = ""
+) -> Callable[..., Any]:
+    """A function `name(first*, <the fields>)` that sets each field's slot, with the
+    dataclass's defaults and factories (made as dataclasses itself makes `__init__`)."""
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
+    if not (params.frozen and "__slots__" in cls.__dict__):
+        raise TypeError(f"needs a frozen slots dataclass: {cls}")
+    namespace: dict[str, Any] = {"_missing": _Factory(), "_new": object.__new__, "_cls": cls}
+    signature, body = [], []
+    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if not field.init or not field.kw_only:
+            raise TypeError(f"needs keyword-only init fields: {cls}.{field.name}")
+        field_name = field.name
+        namespace[f"_set_{field_name}"] = getattr(cls, field_name).__set__
+        if field.default is not _NO_DEFAULT:
+            namespace[f"_default_{field_name}"] = field.default
+            signature.append(f"{field_name}=_default_{field_name}")
+        elif field.default_factory is not _NO_DEFAULT:
+            namespace[f"_factory_{field_name}"] = field.default_factory
+            signature.append(f"{field_name}=_missing")
+            body.append(f"    if {field_name} is _missing: {field_name} = _factory_{field_name}()")
+        else:
+            signature.append(field_name)
+        body.append(f"    _set_{field_name}(self, {field_name})")
+    source = (
+        f"def {name}({first}*, {', '.join(signature)}):\n{prologue}"
+        + "\n".join(body)
+        + (f"\n{epilogue}" if epilogue else "")
+    )
+    exec(source, namespace)
+    made: Callable[..., Any] = namespace[name]
+    return made

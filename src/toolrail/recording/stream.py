@@ -14,11 +14,12 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, assert_never
+from typing import Literal, assert_never
 
 from returns.result import Failure, Success
 
 from toolrail._diagnostics import get_logger
+from toolrail.core._slots import without_post_init
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ToolError
@@ -74,59 +75,9 @@ class ProgressUpdate:
         return self.status in ("completed", "failed")
 
 
-def _setter(name: str) -> Callable[[ProgressUpdate, Any], None]:
-    setter: Callable[[ProgressUpdate, Any], None] = getattr(ProgressUpdate, name).__set__
-    return setter
-
-
-_set_call_id = _setter("call_id")
-_set_tool = _setter("tool")
-_set_agent = _setter("agent")
-_set_status = _setter("status")
-_set_text = _setter("text")
-_set_progress = _setter("progress")
-_set_total = _setter("total")
-_set_duration_ms = _setter("duration_ms")
-_set_error_kind = _setter("error_kind")
-_set_timed_out = _setter("timed_out")
-_set_terminator = _setter("terminator")
-_set_at = _setter("at")
-_set_health = _setter("health")
-
-
-def _clean_update(
-    call_id: str,
-    tool: str,
-    agent: str,
-    status: Status,
-    text: str,
-    *,
-    progress: float | None = None,
-    total: float | None = None,
-    duration_ms: float | None = None,
-    error_kind: str | None = None,
-    timed_out: bool = False,
-    terminator: Terminator | None = None,
-    at: datetime | None = None,
-    health: Health | None = None,
-) -> ProgressUpdate:
-    """A `ProgressUpdate` whose `text` is redacted already, made without redacting it again
-    (the handler redacts each text it makes once); every other way to make one redacts."""
-    update: ProgressUpdate = object.__new__(ProgressUpdate)
-    _set_call_id(update, call_id)
-    _set_tool(update, tool)
-    _set_agent(update, agent)
-    _set_status(update, status)
-    _set_text(update, text)
-    _set_progress(update, progress)
-    _set_total(update, total)
-    _set_duration_ms(update, duration_ms)
-    _set_error_kind(update, error_kind)
-    _set_timed_out(update, timed_out)
-    _set_terminator(update, terminator)
-    _set_at(update, at)
-    _set_health(update, health)
-    return update
+_clean_update: Callable[..., ProgressUpdate] = without_post_init(ProgressUpdate)
+"""A `ProgressUpdate` whose `text` is redacted already, made without redacting it again
+(the handler redacts each text it makes once); every other way to make one redacts."""
 
 
 UpdateCallback = Callable[[ProgressUpdate], None]
@@ -216,22 +167,22 @@ class ToolStreamHandler:
                 )
                 base = self._active[event.call_id]
                 update = _clean_update(
-                    base.call_id,
-                    base.tool,
-                    base.agent,
-                    base.status,
-                    redact_text(_with_progress(base.text, event)),  # its message is new text
+                    call_id=base.call_id,
+                    tool=base.tool,
+                    agent=base.agent,
+                    status=base.status,
+                    text=redact_text(_with_progress(base.text, event)),  # its message is new
                     progress=event.progress,
                     total=event.total,
                     at=event.at,
                     health=base.health,
                 )
                 self._active[event.call_id] = _clean_update(
-                    base.call_id,
-                    base.tool,
-                    base.agent,
-                    base.status,
-                    base.text,
+                    call_id=base.call_id,
+                    tool=base.tool,
+                    agent=base.agent,
+                    status=base.status,
+                    text=base.text,
                     progress=event.progress,
                     total=event.total,
                     at=event.at,
@@ -261,7 +212,9 @@ class ToolStreamHandler:
     ) -> ProgressUpdate:
         """The first line of a call: its text is redacted here, once; later lines of the
         call build on it."""
-        update = _clean_update(call_id, tool, agent, status, redact_text(text), at=at)
+        update = _clean_update(
+            call_id=call_id, tool=tool, agent=agent, status=status, text=redact_text(text), at=at
+        )
         self._active[call_id] = update
         return update
 
@@ -309,11 +262,11 @@ class ToolStreamHandler:
         else:
             status, text = "failed", f"✖ {begun.text}"
         return _clean_update(
-            begun.call_id,
-            begun.tool,
-            begun.agent,
-            status,
-            text,
+            call_id=begun.call_id,
+            tool=begun.tool,
+            agent=begun.agent,
+            status=status,
+            text=text,
             progress=begun.progress,
             total=begun.total,
             duration_ms=outcome.duration_ms,
