@@ -16,6 +16,8 @@ from toolrail import (
     ExecutionContext,
     Executor,
     Gates,
+    ParameterSchema,
+    Tool,
     ToolCall,
     ToolCompleted,
     ToolError,
@@ -162,3 +164,88 @@ async def test_a_cancelled_probe_leaves_the_circuit_half_open() -> None:
     assert executor.cancel("probe")
     assert (await probe).result.failure().kind == "cancelled"
     assert executor.circuit_state("service") == "half_open"
+
+
+class _Later:
+    """An awaitable that is not a coroutine: waits one loop turn, then does `then`."""
+
+    def __init__(self, then: Any) -> None:
+        self.then = then
+
+    def __await__(self) -> Any:
+        yield None
+        return self.then()
+
+
+def _raising(error: BaseException) -> Any:
+    def go() -> Any:
+        raise error
+
+    return go
+
+
+ENDINGS: dict[str, tuple[Any, str]] = {
+    "returns Success": (lambda: Success(7), "success"),
+    "returns a plain value, not a Result": (lambda: 7, "failed"),
+    "returns a Failure of a non-ToolError": (lambda: Failure(ValueError("x")), "failed"),
+    "raises ValueError": (_raising(ValueError("bad")), "ValueError"),
+    "raises SystemExit": (_raising(SystemExit(3)), "SystemExit"),
+    "raises GeneratorExit": (_raising(GeneratorExit()), "GeneratorExit"),
+}
+
+
+@pytest.mark.parametrize("coroutine", [True, False], ids=["coroutine", "awaitable"])
+@pytest.mark.parametrize("ending", list(ENDINGS))
+async def test_a_body_that_waits_then_ends_oddly_is_held_to_the_contract(
+    ending: str, coroutine: bool
+) -> None:
+    """The invoker steps a coroutine body itself (no wrapper around it): what it returns
+    or raises after waiting must still become a Result, as it does on the first step."""
+    then, expected = ENDINGS[ending]
+
+    async def body() -> object:
+        await asyncio.sleep(0)
+        return then()
+
+    def execute(args: object, ctx: ExecutionContext) -> Any:
+        return body() if coroutine else _Later(then)
+
+    made = Tool(
+        name="odd",
+        description="ends oddly",
+        parameters=ParameterSchema.from_json_schema({"type": "object"}),
+        execute=execute,
+    )
+    outcome = await Executor(ToolRegistry([made])).run(ToolCall(name="odd"), ExecutionContext())
+    match outcome.result, expected:
+        case Success(value), "success":
+            assert value == 7
+        case Failure(error), "failed":
+            assert isinstance(error, ToolError)
+        case Failure(error), exception_type:
+            assert getattr(error, "exception_type", None) == exception_type
+        case other:
+            pytest.fail(f"unexpected {other}")
+
+
+async def test_a_body_raising_while_the_caller_cancels_lets_the_cancellation_through() -> None:
+    """A body handed the caller's cancellation that raises something else instead: the
+    caller's cancellation wins, as under a plain await of the body."""
+    entered = asyncio.Event()
+
+    @tool
+    async def stubborn() -> str:
+        """Raise on cancellation."""
+        entered.set()
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            raise ValueError("cleaning up failed") from None
+        return "never"
+
+    executor = Executor(ToolRegistry([stubborn]))
+    task = asyncio.ensure_future(executor.run(ToolCall(name="stubborn"), ExecutionContext()))
+    await entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

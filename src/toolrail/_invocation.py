@@ -26,7 +26,7 @@ import inspect
 import math
 import types
 from collections.abc import Awaitable, Callable, Coroutine, Generator
-from typing import Any
+from typing import Any, cast
 
 from returns.result import Failure, Result, Success
 
@@ -34,6 +34,11 @@ from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import Cancelled, ExecutionFailed, TimedOut, ToolError
 from toolrail.core.tool import AnyTool
+
+Body = Coroutine[Any, Any, object]
+"""A tool's body as the invoker steps it: what it returns is held to the `Result` contract
+by `as_result`, what it raises (but cancellation and `KeyboardInterrupt`) becomes a value —
+asyncio would let a `SystemExit` out of the event loop."""
 
 
 class Invoker:
@@ -67,18 +72,26 @@ class Invoker:
             return as_result(tool.name, started)  # a body that answered synchronously
         # The body's first step runs now, in its own copy of the context (as a task would
         # run it): a body that finishes without waiting needs no timer and no loop trip.
+        # A coroutine is stepped as it is; any other awaitable, through a coroutine.
+        body: Body = (
+            cast("Body", started)
+            if type(started) is types.CoroutineType
+            else _contained(tool.name, cast("Awaitable[object]", started))
+        )
         context = contextvars.copy_context()
-        body = _contained(tool.name, started)
         try:
             waiting_on = context.run(body.send, None)
         except StopIteration as finished:
-            done: Result[object, ToolError] = finished.value
-            return done
+            return as_result(tool.name, finished.value)
         except asyncio.CancelledError:  # raised by the body itself, not sent to it
             return Failure(cancelled("the tool itself"))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # a tool's failure of any kind is a value
+            return Failure(ExecutionFailed.from_exception(error))
         waiter = asyncio.current_task()
         if waiter is None:  # not in a task (cannot happen under asyncio): no deadline
-            return await _resumed(body, waiting_on)
+            return await _contained(tool.name, _resumed(body, waiting_on))
         result: Result[object, ToolError] = await self._drive(
             body, waiting_on, context, waiter, tool, call
         )
@@ -87,7 +100,7 @@ class Invoker:
     @types.coroutine
     def _drive(
         self,
-        body: Coroutine[Any, Any, Result[object, ToolError]],
+        body: Body,
         waiting_on: Any,
         context: contextvars.Context,
         waiter: asyncio.Task[Any],
@@ -149,12 +162,17 @@ class Invoker:
                 except StopIteration as finished:
                     if foreign and waiter.cancelling():
                         raise asyncio.CancelledError from None  # the caller's wins
-                    result: Result[object, ToolError] = finished.value
-                    return result
+                    return as_result(tool.name, finished.value)
                 except asyncio.CancelledError:
                     if foreign and waiter.cancelling():
                         raise  # the caller's own cancellation
                     return Failure(cancelled("the tool itself"))
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as error:  # a tool's failure of any kind is a value
+                    if foreign and waiter.cancelling():
+                        raise asyncio.CancelledError from None  # the caller's wins
+                    return Failure(ExecutionFailed.from_exception(error))
         finally:
             if timer is not None:
                 self._deadlines.remove(timer, expire)
@@ -164,7 +182,7 @@ class Invoker:
 
     def _stop(
         self,
-        body: Coroutine[Any, Any, Result[object, ToolError]],
+        body: Body,
         stop: asyncio.CancelledError,
         context: contextvars.Context,
     ) -> None:
@@ -180,7 +198,7 @@ class Invoker:
 
     def _abandon(
         self,
-        body: Coroutine[Any, Any, Result[object, ToolError]],
+        body: Body,
         waiting_on: Any,
         context: contextvars.Context,
     ) -> None:
@@ -253,8 +271,8 @@ class _Deadlines:
 
 
 async def _contained(name: str, body: Awaitable[object]) -> Result[object, ToolError]:
-    """The body's result; anything it raises but cancellation and `KeyboardInterrupt` is
-    caught here, inside its task — asyncio would let a `SystemExit` out of the event loop."""
+    """An awaitable that is not a coroutine, or a body resumed outside a task, held to the
+    contract as the invoker holds a coroutine it steps."""
     try:
         returned = await body
     except (KeyboardInterrupt, asyncio.CancelledError):
@@ -265,13 +283,12 @@ async def _contained(name: str, body: Awaitable[object]) -> Result[object, ToolE
 
 
 @types.coroutine
-def _resumed(
-    body: Coroutine[Any, Any, Result[object, ToolError]], waiting_on: Any
-) -> Generator[Any, Any, Result[object, ToolError]]:
+def _resumed(body: Body, waiting_on: Any) -> Generator[Any, Any, object]:
     """Carry on a coroutine whose first step already ran: hand its task what it waits on,
-    and pass back what the task sends. It has had its cancellation once and ignored it: a
-    second one (the loop shutting down, at `asyncio.run`'s end) closes it for good, so a
-    body that swallows cancellations forever cannot keep a program from exiting."""
+    and pass back what the task sends; its own value or exception comes out as it is. It
+    has had its cancellation once and ignored it: a second one (the loop shutting down, at
+    `asyncio.run`'s end) closes it for good, so a body that swallows cancellations forever
+    cannot keep a program from exiting."""
     while True:
         try:
             sent = yield waiting_on
@@ -283,14 +300,12 @@ def _resumed(
             try:
                 waiting_on = body.throw(error)
             except StopIteration as finished:
-                returned: Result[object, ToolError] = finished.value
-                return returned
+                return finished.value
         else:
             try:
                 waiting_on = body.send(sent)
             except StopIteration as finished:
-                result: Result[object, ToolError] = finished.value
-                return result
+                return finished.value
 
 
 def cancelled(by: str) -> Cancelled:

@@ -13,16 +13,21 @@ def _text(value: object) -> str:
 
 
 def fits(value: object, cap: int) -> bool:
-    """Whether the output's text is at most `cap` characters (cheap for short strings)."""
-    if isinstance(value, str):
+    """Whether the output's text is at most `cap` characters (cheap for short strings and
+    numbers: their JSON text's length is known without serialising them)."""
+    if type(value) is str:
         return len(value) <= cap
-    if value is None or type(value) in (bool, float) or (type(value) is int and _small(value)):
-        return len(repr(value)) <= cap  # its JSON text's length, without serialising it
+    if (type(value) is int and -(2**63) <= value < 2**63) or type(value) in (bool, float):
+        return cap >= _LONGEST_NUMBER or len(repr(value)) <= cap
+    if value is None:
+        return cap >= len("null")
+    if isinstance(value, str):  # a subclass of str
+        return len(value) <= cap
     return len(_text(value)) <= cap
 
 
-def _small(number: object) -> bool:
-    return isinstance(number, int) and -(2**63) <= number < 2**63
+_LONGEST_NUMBER = len("-1.7976931348623157e+308")
+"""No int64, bool or float is longer as text: 24 characters."""
 
 
 def cap_output(value: object, cap: int, spill: Path | None) -> object:

@@ -43,6 +43,7 @@ from toolrail._outputs import cap_output, fits
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import (
+    CircuitOpen,
     ExecutionFailed,
     InternalError,
     InvalidArguments,
@@ -66,7 +67,7 @@ from toolrail.recording.events import (
 )
 from toolrail.recording.sinks import Fanout
 from toolrail.registry import AgentToolTable, ToolRegistry, unknown_tool
-from toolrail.resilience import HealthTracker, Resilience, State
+from toolrail.resilience import HealthTracker, Resilience, State, with_retries
 
 log = get_logger("toolrail.executor")
 
@@ -318,9 +319,37 @@ class Executor:
                 if isinstance(admission, Admitted):
                     if asked is not None and admission.asked is not asked:
                         admission = admission._replace(asked=asked)  # a person's edit
-                    asked = admission.asked
-                    call = admission.call
-                    result, attempts, attached = await self._invoke(admission, ctx)
+                    tool, call, args, asked = admission
+                    if self.sinks.sinks:
+                        self.sinks.emit(_started(admission, ctx))
+                    # breaker ▸ retry ▸ health around the deadline (as `Resilience.run`,
+                    # inline: this is every call's path)
+                    resilience = self.resilience
+                    held = resilience.take(tool)
+                    if isinstance(held, CircuitOpen):
+                        result = Failure(held)
+                    else:
+                        ended: Result[object, ToolError] | None = None
+                        begun = time.perf_counter()
+                        try:
+                            if resilience.retries(tool):
+                                ended, attempts = await with_retries(
+                                    lambda: self.invoker.invoke(tool, args, call, ctx),
+                                    resilience.retry,
+                                    sleep=self.sleep,
+                                )
+                            else:
+                                ended = await self.invoker.invoke(tool, args, call, ctx)
+                        finally:  # cancelled: no verdict, probes given back
+                            resilience.settle(
+                                tool, held, ended, (time.perf_counter() - begun) * 1000
+                            )
+                        result = ended
+                    if type(result) is Success:
+                        cap = self._cap(tool)
+                        if cap is not None and not fits(output := result.unwrap(), cap):
+                            result = await self._cut(call, output, cap)
+                    attached = ctx.attached
                 else:
                     result = Failure(admission)
         except asyncio.CancelledError:
@@ -379,36 +408,11 @@ class Executor:
                 return refused
         return Admitted(tool, call, args)
 
-    async def _invoke(
-        self, admitted: Admitted, ctx: ExecutionContext[Any]
-    ) -> tuple[Result[object, ToolError], int, Mapping[str, object]]:
-        """Started event, then the tool through resilience and its deadline, then the cap;
-        with what the tool attached (`ctx.attach`)."""
-        tool, call, args = admitted.tool, admitted.call, admitted.args
-        if self.sinks.sinks:
-            self.sinks.emit(
-                ToolStarted(
-                    call_id=call.id,
-                    tool=tool.name,
-                    context=ctx,
-                    arguments=call.arguments,
-                    asked_arguments=admitted.asked,
-                    description=_describe(tool, args),
-                    source=tool.source,
-                    read_only=tool.annotations.read_only,
-                )
-            )
-        result, attempts = await self.resilience.run(
-            tool, lambda: self.invoker.invoke(tool, args, call, ctx), sleep=self.sleep
-        )
-        cap = (
-            self.output_caps.get(tool.name, self.max_output_chars)
-            if self.output_caps
-            else self.max_output_chars
-        )
-        if cap is not None and type(result) is Success and not fits(result.unwrap(), cap):
-            result = await self._cut(call, result.unwrap(), cap)
-        return result, max(attempts, 1), ctx.attached
+    def _cap(self, tool: AnyTool) -> int | None:
+        """How many characters of output `tool` may return."""
+        if self.output_caps:
+            return self.output_caps.get(tool.name, self.max_output_chars)
+        return self.max_output_chars
 
     async def _cut(self, call: ToolCall, output: object, cap: int) -> Result[object, ToolError]:
         """An output over its cap, cut (and spilled whole to a file, with `spill_dir`)."""
@@ -478,6 +482,20 @@ def _gated(checked: Admitted, passed: Result[object | None, ToolError]) -> Admit
     call = checked.call
     edited = ToolCall(id=call.id, name=call.name, arguments=plain_arguments(ran))
     return Admitted(checked.tool, edited, ran, asked=call.arguments)
+
+
+def _started(admitted: Admitted, ctx: ExecutionContext[Any]) -> ToolStarted:
+    tool, call, args, asked = admitted
+    return ToolStarted(
+        call_id=call.id,
+        tool=tool.name,
+        context=ctx,
+        arguments=call.arguments,
+        asked_arguments=asked,
+        description=_describe(tool, args),
+        source=tool.source,
+        read_only=tool.annotations.read_only,
+    )
 
 
 def _tell_of_registrations(registry: ToolRegistry, executor: Executor) -> None:

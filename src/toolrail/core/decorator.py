@@ -272,7 +272,10 @@ def _plain(
     same_names = all(key == value for key, value in arg_names.items())
 
     async def execute(args: pydantic.BaseModel, ctx: ExecutionContext) -> Result[Any, ToolError]:
-        if same_names:  # the model's fields are the function's parameters
+        kwargs: dict[str, Any]
+        if same_names and ctx_param is None:  # the model's fields are the parameters
+            kwargs = args.__dict__  # only unpacked below, never changed
+        elif same_names:
             kwargs = dict(args.__dict__)
         else:
             kwargs = {arg_names[key]: value for key, value in args.__dict__.items()}

@@ -117,9 +117,11 @@ class PydanticParameters(ParameterSchema[ModelT]):
 
     def check(self, raw: RawArguments, *, tool: str = "") -> ModelT | InvalidArguments:
         try:
-            if isinstance(raw, str | bytes) and raw and not raw.isspace():
-                # pydantic parses JSON itself, faster than decoding first
-                return self._strict_model.model_validate_json(raw)
+            if (type(raw) is str or isinstance(raw, str | bytes)) and raw and not raw.isspace():
+                # pydantic parses JSON itself, faster than decoding first (its validator
+                # straight away: `model_validate_json` only checks arguments we never pass)
+                validated: ModelT = self._strict_model.__pydantic_validator__.validate_json(raw)
+                return validated
             blank = raw is None or isinstance(raw, str | bytes)
             return self._strict_model.model_validate({} if blank else raw)
         except pydantic.ValidationError as error:
