@@ -24,17 +24,19 @@ Spans are built off the call path. With the OTel SDK's tracer, a call's start de
 what must be known while it runs: its trace and span ids (from the tracer's `id_generator`,
 or the parent's trace) and whether it is sampled (the tracer's `sampler`, so ratio and
 parent-based sampling hold for the call and everything under it); a `NonRecordingSpan` with
-that context is current while the tool runs. When the call ends, its record goes to a
-writer thread, which builds the real SDK span with those same ids, start and end times,
-progress events and status. So a tool span reaches the span processors just *after* its
-call, not during it (its `on_start` too), and possibly after its `invoke_agent` span has
-ended; `flush()` waits until every call handed over so far is a span (then the provider's
-`force_flush()` drives the processors), and whatever is still queued at interpreter exit is
-built then. The sink's failures (a processor that raises) are reported through the library
-diagnostics and never reach a call. With any other tracer (the API's no-op, a vendor's),
-spans are started and ended on the call path, as that tracer does it. Exporting is the span
-processor's business: use a `BatchSpanProcessor` so no exporter I/O happens anywhere near
-the call.
+that context is current while the tool runs. The SDK's defaults are followed rather than
+called: its `RandomIdGenerator`'s ids are drawn from `random` as it draws them, and its
+`ParentBased(ALWAYS_ON)` sampler's decision is the parent's sampled flag, or yes for a
+root. When the call ends, its record goes to a writer thread, which builds the real SDK
+span with those same ids, start and end times, progress events and status. So a tool span
+reaches the span processors just *after* its call, not during it (its `on_start` too), and
+possibly after its `invoke_agent` span has ended; `flush()` waits until every call handed
+over so far is a span (then the provider's `force_flush()` drives the processors), and
+whatever is still queued at interpreter exit is built then. The sink's failures (a
+processor that raises) are reported through the library diagnostics and never reach a call.
+With any other tracer (the API's no-op, a vendor's), spans are started and ended on the
+call path, as that tracer does it. Exporting is the span processor's business: use a
+`BatchSpanProcessor` so no exporter I/O happens anywhere near the call.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import Token
+from random import getrandbits
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 import orjson
@@ -105,40 +108,41 @@ _Opening = ToolStarted | ToolCompleted | ToolFailed
 """What begins a tool span: the call's start, or its end when it never started (refused)."""
 
 
-class _Call:
-    """A call's span: decided when it starts (ids, sampling), built by the writer after."""
+_Running = tuple[
+    _Opening,
+    otel_context.Context,
+    trace.NonRecordingSpan,
+    "SamplingResult | None",
+    bool,
+    int,
+    otel_context.Context,
+    "Token[otel_context.Context]",
+]
+"""A call's span as decided when it starts: the event that began it, its parent context,
+the span the tool body sees (its ids), the sampler's result (None: sampled by the default
+sampler, no result made), whether it is recorded, when it started (ns), and the context made
+current for it with the token that detaches it. A tuple: made once per call, on its path."""
 
-    __slots__ = (
-        "attached",
-        "end",
-        "finished",
-        "opened",
-        "parent",
-        "progress",
-        "recording",
-        "sampling",
-        "span",
-        "start",
-        "token",
-    )
+_Record = tuple[
+    _Opening,
+    otel_context.Context,
+    trace.NonRecordingSpan,
+    "SamplingResult | None",
+    int,
+    int,
+    "list[tuple[int, float, float | None]] | None",
+    "ToolCompleted | ToolFailed",
+]
+"""What the writer builds a span from: the started call's event, parent, span and sampling,
+its start and end (ns), its progress reports (when, progress, total), and how it ended."""
 
-    def __init__(
-        self,
-        opened: _Opening,
-        parent: otel_context.Context,
-        span: trace.NonRecordingSpan,
-        sampling: SamplingResult | None,
-    ) -> None:
-        self.opened = opened  # the event that began the span: what its attributes say
-        self.parent = parent
-        self.span = span  # what the tool body sees as its span
-        self.sampling = sampling  # None: sampled by the default sampler, no result made
-        self.recording = True
-        self.start = self.end = time.time_ns()
-        self.attached: otel_context.Context | None = None
-        self.token: Token[otel_context.Context] | None = None
-        self.progress: list[tuple[int, float, float | None]] | None = None
-        self.finished: ToolCompleted | ToolFailed | None = None
+_Parent = tuple[otel_context.Context, int, trace.TraceFlags | None, "trace.TraceState | None", bool]
+"""What the default sampler makes of a parent context, kept for the next call under the same
+one: the context, its span's trace id (0: none valid, a call under it is a root), the flags
+and trace state its children get, and whether they are sampled."""
+
+_NO_PARENT: _Parent = (otel_context.Context(), 0, None, None, True)
+_SPAN_ID_BITS = (1 << 64) - 1
 
 
 class OtelSink:
@@ -157,13 +161,13 @@ class OtelSink:
         self.mcp = mcp
         self._global = tracer_provider is None
         self._spans: dict[tuple[str, str], tuple[trace.Span, Token[otel_context.Context]]] = {}
-        self._calls: dict[tuple[str, str], _Call] = {}
+        self._running: dict[tuple[str, str], _Running] = {}
+        self._progress: dict[tuple[str, str], list[tuple[int, float, float | None]]] = {}
+        self._parent = _NO_PARENT
         self._writer = BackgroundBatches(
             self._build_batch, name="toolrail-otel-spans", linger=_LINGER_S, linger_until="flush"
         )
-        self._builder = _Builder.of(self.tracer)
-        self._default_sampler = self._builder.default_sampler if self._builder else None
-        flush_at_exit_first()
+        self._use(_Builder.of(self.tracer))
 
     def __call__(self, event: ToolEvent) -> None:
         if self._builder is None:
@@ -171,30 +175,41 @@ class OtelSink:
             return
         match event:
             case ToolStarted():
-                call = self._decide(event)
+                parent, span, sampling, recording = self._decide(event)
                 # current for the tool body, which runs in a copy of this task's context
                 # taken after this event: its own spans, and MCP requests, nest under it
-                call.attached = trace.set_span_in_context(call.span, call.parent)
-                call.token = otel_context.attach(call.attached)
-                self._calls[(event.context.conversation_id, event.call_id)] = call
-            case ToolProgress():
-                running = self._calls.get((event.context.conversation_id, event.call_id))
-                if running is not None:
-                    if running.progress is None:
-                        running.progress = []
-                    running.progress.append((time.time_ns(), event.progress, event.total))
+                attached = trace.set_span_in_context(span, parent)
+                self._running[(event.context.conversation_id, event.call_id)] = (
+                    event,
+                    parent,
+                    span,
+                    sampling,
+                    recording,
+                    time.time_ns(),
+                    attached,
+                    otel_context.attach(attached),
+                )
             case ToolCompleted() | ToolFailed():
-                ended = self._calls.pop((event.context.conversation_id, event.call_id), None)
-                if ended is None:  # refused before it started: a span for the refusal alone
-                    ended = self._decide(event)
-                else:
-                    if ended.token is not None and otel_context.get_current() is ended.attached:
-                        otel_context.detach(ended.token)  # the task that made it current
-                    ended.end = time.time_ns()
-                if not ended.recording:
+                key = (event.context.conversation_id, event.call_id)
+                running = self._running.pop(key, None)
+                if running is None:  # refused before it started: a span for the refusal alone
+                    parent, span, sampling, recording = self._decide(event)
+                    if recording:
+                        start = time.time_ns()
+                        self._writer.put((event, parent, span, sampling, start, start, None, event))
                     return
-                ended.finished = event
-                self._writer.put(ended)
+                opened, parent, span, sampling, recording, start, attached, token = running
+                if otel_context.get_current() is attached:
+                    otel_context.detach(token)  # the task that made it current
+                end = time.time_ns()
+                progress = self._progress.pop(key, None) if self._progress else None
+                if recording:
+                    self._writer.put((opened, parent, span, sampling, start, end, progress, event))
+            case ToolProgress():
+                key = (event.context.conversation_id, event.call_id)
+                if key in self._running:
+                    reports = self._progress.setdefault(key, [])
+                    reports.append((time.time_ns(), event.progress, event.total))
             case (
                 ToolCallRequested()
                 | ToolRegistered()
@@ -241,38 +256,59 @@ class OtelSink:
 
     # -- with the SDK's tracer: decided on the call path, built by the writer thread --
 
-    def _decide(self, opened: _Opening) -> _Call:
-        """The call's span context as the SDK's `start_span` would make it, and no span.
-        One the sampler does not record is current all the same, unsampled, so what runs
-        under it is not sampled either; the writer never sees it."""
+    def _decide(
+        self, opened: _Opening
+    ) -> tuple[otel_context.Context, trace.NonRecordingSpan, SamplingResult | None, bool]:
+        """The call's span context as the SDK's `start_span` would make it, and no span:
+        its parent context, the span the tool body sees, the sampler's result (None when
+        the default sampler took it) and whether it is recorded. One the sampler does not
+        record is current all the same, unsampled, so what runs under it is not sampled
+        either; the writer never sees it."""
         tracer: Any = self.tracer
         parent = otel_context.get_current()
-        above = trace.get_current_span(parent).get_span_context()
         ids = tracer.id_generator
+        if tracer.sampler is self._default_sampler:  # ParentBased(ALWAYS_ON): no sampler call
+            known = self._parent
+            if known[0] is not parent:  # a parent context not seen just before: read it once
+                known = self._parent = _under_default_sampler(parent)
+            _, trace_id, flags, state, sampled = known
+            if trace_id and type(ids) is self._random_ids:  # the SDK's RandomIdGenerator
+                span_id = getrandbits(64)
+                while not span_id:  # pragma: no cover - one chance in 2**64
+                    span_id = getrandbits(64)
+            elif trace_id:
+                span_id = ids.generate_span_id()
+            elif type(ids) is self._random_ids:  # a root: both ids from one random draw
+                bits = getrandbits(192)
+                trace_id, span_id = bits >> 64, bits & _SPAN_ID_BITS
+                while not (trace_id and span_id):  # pragma: no cover - 2**-64
+                    bits = getrandbits(192)
+                    trace_id, span_id = bits >> 64, bits & _SPAN_ID_BITS
+                flags = _SAMPLED_RANDOM
+            else:
+                trace_id = ids.generate_trace_id()
+                flags = _SAMPLED_RANDOM if ids.is_trace_id_random() else _SAMPLED
+                span_id = ids.generate_span_id()
+            context = trace.SpanContext(trace_id, span_id, False, flags, state)
+            return parent, trace.NonRecordingSpan(context), None, sampled
+        above = trace.get_current_span(parent).get_span_context()
         if above.is_valid:
             trace_id, random = above.trace_id, above.trace_flags.random_trace_id
         else:
             trace_id, random = ids.generate_trace_id(), ids.is_trace_id_random()
-        sampler = tracer.sampler
-        if sampler is self._default_sampler:  # ParentBased(ALWAYS_ON): the parent's flag, or yes
-            sampling = None
-            sampled = above.trace_flags.sampled or not above.is_valid
-            state = above.trace_state if above.is_valid else None
-        else:
-            name = "execute_tool " + opened.tool
-            attributes = self._attributes(opened)
-            sampling = sampler.should_sample(parent, trace_id, name, _INTERNAL, attributes, ())
-            sampled, state = sampling.decision.is_sampled(), sampling.trace_state
+        name = "execute_tool " + opened.tool
+        attributes = self._attributes(opened)
+        sampling = tracer.sampler.should_sample(parent, trace_id, name, _INTERNAL, attributes, ())
+        sampled = sampling.decision.is_sampled()
         if sampled:
             flags = _SAMPLED_RANDOM if random else _SAMPLED
         else:
             flags = _UNSAMPLED_RANDOM if random else _UNSAMPLED
         context = trace.SpanContext(
-            trace_id, ids.generate_span_id(), is_remote=False, trace_flags=flags, trace_state=state
+            trace_id, ids.generate_span_id(), False, flags, sampling.trace_state
         )
-        call = _Call(opened, parent, trace.NonRecordingSpan(context), sampling)
-        call.recording = sampled or (sampling is not None and sampling.decision.is_recording())
-        return call
+        recording = sampled or sampling.decision.is_recording()
+        return parent, trace.NonRecordingSpan(context), sampling, recording
 
     def _attributes(self, opened: _Opening) -> dict[str, str]:
         attributes = {
@@ -287,19 +323,18 @@ class OtelSink:
             attributes.update(self._mcp_marks(opened.tool))
         return attributes
 
-    def _build_batch(self, calls: list[_Call]) -> None:
-        for call in calls:
-            self._build(call)
+    def _build_batch(self, records: list[_Record]) -> None:
+        for record in records:
+            self._build(record)
 
-    def _build(self, call: _Call) -> None:
+    def _build(self, record: _Record) -> None:
         """The SDK span of a finished call, with the ids it ran under; never raises."""
         builder = self._builder
         assert builder is not None
-        opened, finished = call.opened, call.finished
-        assert finished is not None
+        opened, _, _, _, _, end, reports, finished = record
         try:
-            span = builder.start(call, self._attributes)
-            for at, progress, total in call.progress or ():
+            span = builder.start(record, self._attributes)
+            for at, progress, total in reports or ():
                 attributes: dict[str, float] = {"progress": progress}
                 if total is not None:
                     attributes["total"] = total
@@ -314,7 +349,7 @@ class OtelSink:
                 result = _content(finished.outcome.result.unwrap())
                 span.set_attribute("gen_ai.tool.call.result", result)
             span.set_attribute("toolrail.attempts", finished.outcome.attempts)
-            span.end(end_time=call.end)
+            span.end(end_time=end)
         except Exception as error:  # a span processor that raises: the span is lost, not more
             log.warning(
                 "could not build a tool span",
@@ -357,8 +392,14 @@ class OtelSink:
         """Once the global tracer provider is set, its own tracer (a proxy stays one)."""
         if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
             self.tracer = trace.get_tracer("toolrail")
-            self._builder = _Builder.of(self.tracer)
-            self._default_sampler = self._builder.default_sampler if self._builder else None
+            self._use(_Builder.of(self.tracer))
+
+    def _use(self, builder: _Builder | None) -> None:
+        """Build spans with `builder` (None: this tracer is not the SDK's)."""
+        self._builder = builder
+        self._default_sampler = builder.default_sampler if builder else None
+        self._random_ids = builder.random_ids if builder else None
+        if builder is not None:
             flush_at_exit_first()
 
     def _span(self, tool: str, call_id: str, conversation_id: str, agent: str) -> trace.Span:
@@ -410,10 +451,11 @@ class _Builder:
 
     def __init__(self, tracer: Any) -> None:
         from opentelemetry.sdk.trace import sampling
-        from opentelemetry.sdk.trace.id_generator import IdGenerator
+        from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
 
         builder = self
         self.default_sampler: object = sampling.DEFAULT_ON
+        self.random_ids: type[IdGenerator] = RandomIdGenerator
         self.sampled = sampling.Decision.RECORD_AND_SAMPLE
         self.Result = sampling.SamplingResult
         self.context = trace.INVALID_SPAN_CONTEXT
@@ -451,24 +493,40 @@ class _Builder:
         except ModuleNotFoundError:  # pragma: no cover - a look-alike tracer without the SDK
             return None
 
-    def start(self, call: _Call, attributes: Callable[[_Opening], dict[str, str]]) -> trace.Span:
+    def start(
+        self, record: _Record, attributes: Callable[[_Opening], dict[str, str]]
+    ) -> trace.Span:
         """Start the call's span, back-dated to when it started, with its own ids and the
         sampler's result (made here for a call the default sampler took)."""
-        self.context = call.span.get_span_context()
-        result = call.sampling
+        opened, parent, running, result, start, _, _, _ = record
+        self.context = running.get_span_context()
         if result is None:
-            result = self.Result(self.sampled, attributes(call.opened), self.context.trace_state)
+            result = self.Result(self.sampled, attributes(opened), self.context.trace_state)
         self.result = result
         try:
             span: trace.Span = self.tracer.start_span(
-                "execute_tool " + call.opened.tool,
-                context=call.parent,
+                "execute_tool " + opened.tool,
+                context=parent,
                 kind=_INTERNAL,
-                start_time=call.start,
+                start_time=start,
             )
         finally:
             self.context, self.result = trace.INVALID_SPAN_CONTEXT, None
         return span
+
+
+def _under_default_sampler(parent: otel_context.Context) -> _Parent:
+    """What `ParentBased(ALWAYS_ON)` makes of `parent` for a child: a valid parent span's
+    trace, flags (sampled if it is) and trace state; with none, a root (sampled)."""
+    above = trace.get_current_span(parent).get_span_context()
+    if not above.is_valid:
+        return (parent, 0, None, None, True)
+    sampled, random = above.trace_flags.sampled, above.trace_flags.random_trace_id
+    if sampled:
+        flags = _SAMPLED_RANDOM if random else _SAMPLED
+    else:
+        flags = _UNSAMPLED_RANDOM if random else _UNSAMPLED
+    return (parent, above.trace_id, flags, above.trace_state, sampled)
 
 
 def _content(value: object) -> str:
