@@ -290,6 +290,7 @@ class Executor:
         asked: RawArguments = None,
     ) -> ToolOutcome:
         started_at = datetime.now(UTC)
+        running_at: datetime | None = started_at
         start = time.perf_counter()
         tool: AnyTool | None = None
         attempts = 1
@@ -315,13 +316,14 @@ class Executor:
                     )
                     if isinstance(passed, Asking):  # the only gate that may wait
                         passed = await self.gates.ask(passed, ctx)
+                        running_at = None  # a person took their time: now is later
                     admission = _gated(admission, passed)
                 if isinstance(admission, Admitted):
                     if asked is not None and admission.asked is not asked:
                         admission = admission._replace(asked=asked)  # a person's edit
                     tool, call, args, asked = admission
                     if self.sinks.sinks:
-                        self.sinks.emit(_started(admission, ctx))
+                        self.sinks.emit(_started(admission, ctx, running_at))
                     # breaker ▸ retry ▸ health around the deadline (as `Resilience.run`,
                     # inline: this is every call's path)
                     resilience = self.resilience
@@ -484,9 +486,12 @@ def _gated(checked: Admitted, passed: Result[object | None, ToolError]) -> Admit
     return Admitted(checked.tool, edited, ran, asked=call.arguments)
 
 
-def _started(admitted: Admitted, ctx: ExecutionContext[Any]) -> ToolStarted:
+def _started(admitted: Admitted, ctx: ExecutionContext[Any], at: datetime | None) -> ToolStarted:
+    """The started event; `at`, the call's start when nothing waited since (the gates take
+    microseconds: the call's own timestamp spares reading the clock again)."""
     tool, call, args, asked = admitted
     return ToolStarted(
+        at=at if at is not None else datetime.now(UTC),
         call_id=call.id,
         tool=tool.name,
         context=ctx,

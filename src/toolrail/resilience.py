@@ -107,6 +107,12 @@ class CircuitBreaker:
         return _ALLOWED
 
     def record(self, ok: bool) -> None:
+        if ok and not self._failures and self.state == "closed":
+            # nothing failing lately: a success only fills the window (its oldest entry,
+            # once full, is a success too, so the window would not change)
+            if len(self._recent) < self.settings.window:
+                self._recent.append(True)
+            return
         if self.state == "half_open":
             self._probing = False
             if ok:
@@ -397,6 +403,11 @@ class Resilience:
     ) -> None:
         """After the invocation: its health, and each breaker's verdict; a call cancelled
         (`None`: its task was; or `Cancelled`) gives probes back without a verdict."""
+        if type(result) is Success:  # the common case, in short
+            self.health.record(tool.name, True, duration_ms, None)
+            for breaker in held:
+                breaker.record(True)
+            return
         if result is None:
             for breaker in held:
                 breaker.release()

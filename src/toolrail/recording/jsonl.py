@@ -58,7 +58,7 @@ class JsonlCallLog:
         self.max_output_bytes = max_output_bytes
         self.max_args_bytes = max_args_bytes
         self.redact_secrets = redact_secrets
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._clock = clock
         self._lock = threading.Lock()
         self._fd: int | None = None
         self._day: date | None = None
@@ -69,7 +69,9 @@ class JsonlCallLog:
     def __call__(self, event: ToolEvent) -> None:
         """Queue a finished call for the writer thread: no I/O and no record building here."""
         if isinstance(event, ToolCompleted | ToolFailed):
-            self._writer.put((self._clock().date(), event))
+            at = event.at if self._clock is None else self._clock()
+            day = at.date() if at.tzinfo is UTC else at.astimezone(UTC).date()
+            self._writer.put((day, event))  # the file of the UTC day the call ended
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every call queued so far is written; False if `timeout` passed first."""
@@ -130,12 +132,15 @@ class JsonlCallLog:
                         directory=str(self.directory),
                     )
 
+    def _today(self) -> date:
+        return (self._clock() if self._clock is not None else datetime.now(UTC)).date()
+
     def path_for(self, day: date) -> Path:
         return self.directory / f"{FILE_PREFIX}{day.isoformat()}.jsonl"
 
     @property
     def current_path(self) -> Path:
-        return self.path_for(self._clock().date())
+        return self.path_for(self._today())
 
     def entry(self, event: ToolCompleted | ToolFailed) -> dict[str, Any]:
         """The log record for a finished call, redacted and cut to size."""
@@ -173,7 +178,7 @@ class JsonlCallLog:
         line = _line(record)
         with self._lock:
             try:
-                append_whole(self._fd_for(self._clock().date()), line)
+                append_whole(self._fd_for(self._today()), line)
             except OSError as error:
                 return Failure(error)
         return Success(None)
