@@ -523,3 +523,32 @@ async def test_a_cancel_scope_inside_the_tool_is_the_tools_own() -> None:
     error = (await ex.run(ToolCall(name="lets_it_out"), ctx)).result.failure()
     assert isinstance(error, ExecutionFailed)
     assert error.exception_type == "TimeoutError"
+
+
+async def test_the_callers_progress_callback_hears_progress_with_sinks_attached() -> None:
+    """An executor with sinks used to put its own reporter in place of the context's
+    `on_progress`: the caller's callback heard nothing. Both hear every report now, and a
+    call made from inside a tool reports as itself, not also as its parent."""
+
+    @tool
+    async def inner(ctx: ExecutionContext) -> str:
+        """Report once."""
+        ctx.report_progress(1, 1, "inner")
+        return "in"
+
+    @tool
+    async def outer(ctx: ExecutionContext) -> str:
+        """Report, then run another tool."""
+        ctx.report_progress(1, 2, "outer")
+        await executor.run(ToolCall(id="c-inner", name="inner"), ctx)
+        return "out"
+
+    events: list[ToolEvent] = []
+    executor = Executor(ToolRegistry([inner, outer]), sinks=[events.append])
+    heard: list[str | None] = []
+    ctx = ExecutionContext(on_progress=lambda progress, total, message: heard.append(message))
+    outcome = await executor.run(ToolCall(id="c-outer", name="outer"), ctx)
+    assert outcome.result == Success("out")
+    assert heard == ["outer", "inner"]
+    reported = [(e.call_id, e.message) for e in events if isinstance(e, ToolProgress)]
+    assert reported == [("c-outer", "outer"), ("c-inner", "inner")]

@@ -41,7 +41,7 @@ from toolrail._diagnostics import get_logger
 from toolrail._invocation import Invoker, cancelled
 from toolrail._outputs import cap_output, fits
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
-from toolrail.core.context import ExecutionContext
+from toolrail.core.context import ExecutionContext, ProgressCallback
 from toolrail.core.errors import (
     CircuitOpen,
     ExecutionFailed,
@@ -295,7 +295,11 @@ class Executor:
         tool: AnyTool | None = None
         attempts = 1
         attached: Mapping[str, object] = {}
-        progress = _Progress(self.sinks, call.id, call.name) if self.sinks.sinks else None
+        progress = (
+            _Progress(self.sinks, call.id, call.name, _callers(ctx.on_progress))
+            if self.sinks.sinks
+            else None
+        )
         ctx = ctx.for_call(call.id, progress)
         if progress is not None:
             progress.context = ctx
@@ -536,14 +540,23 @@ def _describe(tool: AnyTool, args: object) -> str | None:
         return None
 
 
+def _callers(on_progress: ProgressCallback | None) -> ProgressCallback | None:
+    """The progress callback the caller gave, not the reporter of a call this one runs in
+    (a call made from inside a tool reports its own progress, not its parent's)."""
+    return on_progress.then if isinstance(on_progress, _Progress) else on_progress
+
+
 class _Progress:
     """A running call's `ctx.report_progress`: `ToolProgress` events to the sinks, from the
-    loop's thread or a sync tool's worker thread."""
+    loop's thread or a sync tool's worker thread; then the caller's own `on_progress`, if
+    its context had one."""
 
-    __slots__ = ("call_id", "context", "loop", "loop_thread", "sinks", "tool")
+    __slots__ = ("call_id", "context", "loop", "loop_thread", "sinks", "then", "tool")
 
-    def __init__(self, sinks: Fanout, call_id: str, tool: str) -> None:
-        self.sinks, self.call_id, self.tool = sinks, call_id, tool
+    def __init__(
+        self, sinks: Fanout, call_id: str, tool: str, then: ProgressCallback | None
+    ) -> None:
+        self.sinks, self.call_id, self.tool, self.then = sinks, call_id, tool, then
         self.context: ExecutionContext[Any] | None = None  # the call's own, set once made
         self.loop = asyncio.get_running_loop()
         self.loop_thread = threading.get_ident()
@@ -562,3 +575,5 @@ class _Progress:
             self.sinks.emit(event)
         else:  # a sync tool in a worker thread
             self.loop.call_soon_threadsafe(self.sinks.emit, event)
+        if self.then is not None:
+            self.then(progress, total, message)
