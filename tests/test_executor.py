@@ -540,14 +540,14 @@ async def test_the_callers_progress_callback_hears_progress_with_sinks_attached(
     async def outer(ctx: ExecutionContext) -> str:
         """Report, then run another tool."""
         ctx.report_progress(1, 2, "outer")
-        await executor.run(ToolCall(id="c-inner", name="inner"), ctx)
+        await runner.run(ToolCall(id="c-inner", name="inner"), ctx)
         return "out"
 
     events: list[ToolEvent] = []
-    executor = Executor(ToolRegistry([inner, outer]), sinks=[events.append])
+    runner = Executor(ToolRegistry([inner, outer]), sinks=[events.append])
     heard: list[str | None] = []
     ctx = ExecutionContext(on_progress=lambda progress, total, message: heard.append(message))
-    outcome = await executor.run(ToolCall(id="c-outer", name="outer"), ctx)
+    outcome = await runner.run(ToolCall(id="c-outer", name="outer"), ctx)
     assert outcome.result == Success("out")
     assert heard == ["outer", "inner"]
     reported = [(e.call_id, e.message) for e in events if isinstance(e, ToolProgress)]
