@@ -7,7 +7,7 @@ import logging
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,14 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+from opentelemetry.sdk.trace.sampling import (
+    Decision,
+    ParentBased,
+    Sampler,
+    SamplingResult,
+    TraceIdRatioBased,
+)
+from opentelemetry.util.types import Attributes
 from returns.result import Success
 
 from toolrail import ExecutionContext, Executor, ToolCall, ToolRegistry, tool
@@ -268,3 +275,74 @@ async def test_with_a_tracer_that_is_not_the_sdks_spans_are_made_on_the_call_pat
     assert sink.flush(timeout=0)
     (seen,) = SEEN
     assert not seen.is_valid
+
+
+class Marking(Sampler):
+    """Samples everything and marks each span with an attribute of its own."""
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: trace.SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[trace.Link] | None = None,
+        trace_state: trace.TraceState | None = None,
+    ) -> SamplingResult:
+        marked = {**(attributes or {}), "sampler.mark": name}
+        return SamplingResult(Decision.RECORD_AND_SAMPLE, marked, None)
+
+    def get_description(self) -> str:
+        return "marking"
+
+
+class AtStart(SpanProcessor):
+    """Notes each span's attributes as its processors first see it."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, dict[str, object]] = {}
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        self.seen[str(dict(span.attributes or {})["gen_ai.tool.call.id"])] = dict(
+            span.attributes or {}
+        )
+
+
+@tool
+def halve(n: int) -> int:
+    """Half of an even n."""
+    if n % 2:
+        raise ValueError("odd")
+    return n // 2
+
+
+@pytest.mark.parametrize("sampler", [None, Marking()], ids=["default", "a sampler's own"])
+async def test_a_span_starts_with_every_attribute_it_ends_with(sampler: Sampler | None) -> None:
+    """Built after the call, a tool span is given all its attributes when it starts (the
+    sampler's own among them): a processor's `on_start` sees what is exported."""
+    exporter = InMemorySpanExporter()
+    provider = _provider(exporter) if sampler is None else _provider(exporter, sampler=sampler)
+    at_start = AtStart()
+    provider.add_span_processor(at_start)
+    sink = OtelSink(provider, record_content=True)
+    executor = Executor(ToolRegistry([halve]), sinks=[sink])
+    for n in (4, 3):
+        await executor.run(ToolCall(id=f"c{n}", name="halve", arguments={"n": n}), CTX)
+    assert sink.flush()
+    spans = {
+        str(dict(s.attributes or {})["gen_ai.tool.call.id"]): s
+        for s in exporter.get_finished_spans()
+    }
+    ok, failed = dict(spans["c4"].attributes or {}), dict(spans["c3"].attributes or {})
+    assert ok["gen_ai.tool.call.result"] == "2"
+    assert ok["toolrail.attempts"] == 1
+    assert "error.type" not in ok
+    assert failed["error.type"] == "execution_failed"
+    assert failed["gen_ai.tool.call.arguments"] == '{"n":3}'
+    assert "gen_ai.tool.call.result" not in failed
+    assert spans["c3"].status.status_code is trace.StatusCode.ERROR
+    if sampler is not None:
+        assert ok["sampler.mark"] == failed["sampler.mark"] == "execute_tool halve"
+    assert at_start.seen == {"c4": ok, "c3": failed}
+    provider.shutdown()

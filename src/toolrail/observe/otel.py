@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import Token
 from random import getrandbits
@@ -82,6 +82,7 @@ from toolrail.recording.events import (
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.sampling import SamplingResult
+    from opentelemetry.util.types import AttributeValue
 
     from toolrail.mcp.hub import Origin
 
@@ -310,8 +311,8 @@ class OtelSink:
         recording = sampled or sampling.decision.is_recording()
         return parent, trace.NonRecordingSpan(context), sampling, recording
 
-    def _attributes(self, opened: _Opening) -> dict[str, str]:
-        attributes = {
+    def _attributes(self, opened: _Opening) -> dict[str, AttributeValue]:
+        attributes: dict[str, AttributeValue] = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": opened.tool,
             "gen_ai.tool.call.id": opened.call_id,
@@ -331,24 +332,28 @@ class OtelSink:
         """The SDK span of a finished call, with the ids it ran under; never raises."""
         builder = self._builder
         assert builder is not None
-        opened, _, _, _, _, end, reports, finished = record
+        opened, _, _, sampling, _, end, reports, finished = record
         try:
-            span = builder.start(record, self._attributes)
-            for at, progress, total in reports or ():
-                attributes: dict[str, float] = {"progress": progress}
-                if total is not None:
-                    attributes["total"] = total
-                span.add_event("progress", attributes, timestamp=at)
+            # every attribute the span ends with, given at its start: one copy, one check
+            attributes: dict[str, AttributeValue] = (
+                self._attributes(opened) if sampling is None else dict(sampling.attributes or {})
+            )
             if self.record_content and isinstance(opened, ToolStarted):
-                span.set_attribute("gen_ai.tool.call.arguments", _content(opened.arguments))
+                attributes["gen_ai.tool.call.arguments"] = _content(opened.arguments)
             if isinstance(finished, ToolFailed):
-                span.set_attribute("error.type", finished.error.kind)
+                attributes["error.type"] = finished.error.kind
+            elif self.record_content and isinstance(finished.outcome.result, Success):
+                attributes["gen_ai.tool.call.result"] = _content(finished.outcome.result.unwrap())
+            attributes["toolrail.attempts"] = finished.outcome.attempts
+            span = builder.start(record, attributes)
+            for at, progress, total in reports or ():
+                reported: dict[str, float] = {"progress": progress}
+                if total is not None:
+                    reported["total"] = total
+                span.add_event("progress", reported, timestamp=at)
+            if isinstance(finished, ToolFailed):
                 message = str(redact(finished.error.message))
                 span.set_status(trace.Status(trace.StatusCode.ERROR, message))
-            elif self.record_content and isinstance(finished.outcome.result, Success):
-                result = _content(finished.outcome.result.unwrap())
-                span.set_attribute("gen_ai.tool.call.result", result)
-            span.set_attribute("toolrail.attempts", finished.outcome.attempts)
             span.end(end_time=end)
         except Exception as error:  # a span processor that raises: the span is lost, not more
             log.warning(
@@ -493,16 +498,14 @@ class _Builder:
         except ModuleNotFoundError:  # pragma: no cover - a look-alike tracer without the SDK
             return None
 
-    def start(
-        self, record: _Record, attributes: Callable[[_Opening], dict[str, str]]
-    ) -> trace.Span:
-        """Start the call's span, back-dated to when it started, with its own ids and the
-        sampler's result (made here for a call the default sampler took)."""
-        opened, parent, running, result, start, _, _, _ = record
+    def start(self, record: _Record, attributes: dict[str, AttributeValue]) -> trace.Span:
+        """Start the call's span, back-dated to when it started, with its own ids, the
+        sampler's decision (the default sampler's: sampled) and `attributes`, all it will
+        carry (the sampler's own among them)."""
+        opened, parent, running, sampling, start, _, _, _ = record
         self.context = running.get_span_context()
-        if result is None:
-            result = self.Result(self.sampled, attributes(opened), self.context.trace_state)
-        self.result = result
+        decision = self.sampled if sampling is None else sampling.decision
+        self.result = self.Result(decision, attributes, self.context.trace_state)
         try:
             span: trace.Span = self.tracer.start_span(
                 "execute_tool " + opened.tool,
