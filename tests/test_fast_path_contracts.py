@@ -249,3 +249,30 @@ async def test_a_body_raising_while_the_caller_cancels_lets_the_cancellation_thr
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_a_finished_call_leaves_no_reference_cycle_behind() -> None:
+    """A call's context used to hold its progress reporter, which held the context: every
+    call with a sink attached left a cycle for the garbage collector. Refcounting alone
+    frees a call's context now."""
+    import weakref
+
+    seen: list[weakref.ref[ExecutionContext]] = []
+
+    @tool
+    async def remembers(ctx: ExecutionContext) -> str:
+        """Note the context it ran in."""
+        seen.append(weakref.ref(ctx))
+        ctx.report_progress(1, 1, "done")
+        return "ok"
+
+    executor = Executor(ToolRegistry([remembers]), sinks=[lambda event: None])
+    gc.collect()
+    gc.disable()
+    try:
+        outcome = await executor.run(ToolCall(name="remembers"), ExecutionContext())
+        assert outcome.result == Success("ok")
+        del outcome
+        assert seen[0]() is None
+    finally:
+        gc.enable()

@@ -32,6 +32,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple, assert_never
 
@@ -40,8 +41,8 @@ from returns.result import Failure, Result, Success
 from toolrail._diagnostics import get_logger
 from toolrail._invocation import Invoker, cancelled
 from toolrail._outputs import cap_output, fits
-from toolrail.core.call import RawArguments, ToolCall, ToolOutcome
-from toolrail.core.context import ExecutionContext, ProgressCallback
+from toolrail.core.call import RawArguments, ToolCall, ToolOutcome, make_outcome
+from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import (
     CircuitOpen,
     ExecutionFailed,
@@ -57,13 +58,14 @@ from toolrail.policy.gates import Asking, Gates, denied, plain_arguments
 from toolrail.recording.events import (
     CircuitStateChanged,
     Sink,
-    ToolCompleted,
     ToolEvent,
-    ToolFailed,
-    ToolProgress,
     ToolRegistered,
     ToolStarted,
     ToolUnregistered,
+    make_completed,
+    make_failed,
+    make_progress,
+    make_started,
 )
 from toolrail.recording.sinks import Fanout
 from toolrail.registry import AgentToolTable, ToolRegistry, unknown_tool
@@ -295,14 +297,13 @@ class Executor:
         tool: AnyTool | None = None
         attempts = 1
         attached: Mapping[str, object] = {}
-        progress = (
-            _Progress(self.sinks, call.id, call.name, _callers(ctx.on_progress))
-            if self.sinks.sinks
-            else None
-        )
-        ctx = ctx.for_call(call.id, progress)
-        if progress is not None:
-            progress.context = ctx
+        if self.sinks.sinks:
+            loop, thread = asyncio.get_running_loop(), threading.get_ident()
+            ctx = ctx.for_call(
+                call.id, partial(_report_progress, self.sinks, call.name, loop, thread)
+            )
+        else:
+            ctx = ctx.for_call(call.id)
         try:
             tool = self._lookup(call, ctx)
             if tool is None:
@@ -448,7 +449,7 @@ class Executor:
         )
         if asked is not None:
             metadata["asked_arguments"] = asked
-        outcome = ToolOutcome(
+        outcome = make_outcome(
             call=call,
             result=result,
             started_at=started_at,
@@ -459,7 +460,7 @@ class Executor:
         if self.sinks.sinks:
             if type(result) is Failure:
                 self.sinks.emit(
-                    ToolFailed(
+                    make_failed(
                         call_id=call.id,
                         tool=call.name,
                         context=ctx,
@@ -470,7 +471,7 @@ class Executor:
                 )
             else:
                 self.sinks.emit(
-                    ToolCompleted(
+                    make_completed(
                         call_id=call.id, tool=call.name, context=ctx, outcome=outcome, source=source
                     )
                 )
@@ -494,7 +495,7 @@ def _started(admitted: Admitted, ctx: ExecutionContext[Any], at: datetime | None
     """The started event; `at`, the call's start when nothing waited since (the gates take
     microseconds: the call's own timestamp spares reading the clock again)."""
     tool, call, args, asked = admitted
-    return ToolStarted(
+    return make_started(
         at=at if at is not None else datetime.now(UTC),
         call_id=call.id,
         tool=tool.name,
@@ -540,40 +541,29 @@ def _describe(tool: AnyTool, args: object) -> str | None:
         return None
 
 
-def _callers(on_progress: ProgressCallback | None) -> ProgressCallback | None:
-    """The progress callback the caller gave, not the reporter of a call this one runs in
-    (a call made from inside a tool reports its own progress, not its parent's)."""
-    return on_progress.then if isinstance(on_progress, _Progress) else on_progress
-
-
-class _Progress:
-    """A running call's `ctx.report_progress`: `ToolProgress` events to the sinks, from the
-    loop's thread or a sync tool's worker thread; then the caller's own `on_progress`, if
-    its context had one."""
-
-    __slots__ = ("call_id", "context", "loop", "loop_thread", "sinks", "then", "tool")
-
-    def __init__(
-        self, sinks: Fanout, call_id: str, tool: str, then: ProgressCallback | None
-    ) -> None:
-        self.sinks, self.call_id, self.tool, self.then = sinks, call_id, tool, then
-        self.context: ExecutionContext[Any] | None = None  # the call's own, set once made
-        self.loop = asyncio.get_running_loop()
-        self.loop_thread = threading.get_ident()
-
-    def __call__(self, progress: float, total: float | None, message: str | None) -> None:
-        assert self.context is not None
-        event = ToolProgress(
-            call_id=self.call_id,
-            tool=self.tool,
-            context=self.context,
-            progress=progress,
-            total=total,
-            message=message,
-        )
-        if threading.get_ident() == self.loop_thread:
-            self.sinks.emit(event)
-        else:  # a sync tool in a worker thread
-            self.loop.call_soon_threadsafe(self.sinks.emit, event)
-        if self.then is not None:
-            self.then(progress, total, message)
+def _report_progress(
+    sinks: Fanout,
+    tool: str,
+    loop: asyncio.AbstractEventLoop,
+    loop_thread: int,
+    ctx: ExecutionContext[Any],
+    progress: float,
+    total: float | None,
+    message: str | None,
+) -> None:
+    """A running call's progress as a `ToolProgress` event to the sinks, from the loop's
+    thread or a sync tool's worker thread (bound per call with `functools.partial`: a
+    reporter holds no context, so a call's context and its reporter make no cycle)."""
+    assert ctx.call_id is not None
+    event = make_progress(
+        call_id=ctx.call_id,
+        tool=tool,
+        context=ctx,
+        progress=progress,
+        total=total,
+        message=message,
+    )
+    if threading.get_ident() == loop_thread:
+        sinks.emit(event)
+    else:  # a sync tool in a worker thread
+        loop.call_soon_threadsafe(sinks.emit, event)

@@ -11,7 +11,7 @@ import pytest
 from returns.result import Success
 
 from toolrail import ExecutionContext, ToolCall
-from toolrail.core._slots import fast_init, without_post_init
+from toolrail.core._slots import constructor, fast_init
 from toolrail.core.call import ToolOutcome
 from toolrail.recording.events import ToolCompleted, ToolStarted
 
@@ -89,8 +89,8 @@ class Checked:
         object.__setattr__(self, "text", self.text.upper())
 
 
-def test_without_post_init_sets_the_fields_and_skips_only_post_init() -> None:
-    make = without_post_init(Checked)
+def test_a_constructor_sets_the_fields_and_skips_only_post_init() -> None:
+    make = constructor(Checked)
     made = make(text="as given")
     assert (made.text, made.n) == ("as given", 1)
     assert Checked(text="as given").text == "AS GIVEN"  # the class itself still checks

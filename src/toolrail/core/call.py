@@ -9,7 +9,7 @@ from datetime import datetime
 
 from returns.result import Failure, Result, Success
 
-from toolrail.core._slots import fast_init
+from toolrail.core._slots import constructor, fast_init
 from toolrail.core.errors import ToolError
 
 RawArguments = str | bytes | Mapping[str, object] | None
@@ -55,3 +55,7 @@ class ToolOutcome:
     duration_ms: float
     attempts: int = 1
     metadata: Mapping[str, object] = field(default_factory=dict)
+
+
+make_outcome = constructor(ToolOutcome)
+"""The executor's constructor: the same as calling the class, a little cheaper (every call)."""

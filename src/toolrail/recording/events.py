@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from toolrail.core._slots import fast_init
+from toolrail.core._slots import constructor, fast_init
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import TimedOut, ToolError
@@ -102,6 +102,13 @@ class ToolFailed(_CallEvent):
     def timed_out(self) -> bool:
         """The call ran past its deadline (`TimedOut`): for UIs and metrics, no string compare."""
         return isinstance(self.error, TimedOut)
+
+
+# The executor's constructors: the same as calling the class, a little cheaper (every call).
+make_started = constructor(ToolStarted)
+make_progress = constructor(ToolProgress)
+make_completed = constructor(ToolCompleted)
+make_failed = constructor(ToolFailed)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

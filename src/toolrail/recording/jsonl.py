@@ -42,6 +42,9 @@ _LINGER_S = 0.002
 becomes one write."""
 
 
+_FINISHED = (ToolCompleted, ToolFailed)
+
+
 class JsonlCallLog:
     """A sink that records every finished call; `directory` defaults to `logs/`."""
 
@@ -68,7 +71,7 @@ class JsonlCallLog:
 
     def __call__(self, event: ToolEvent) -> None:
         """Queue a finished call for the writer thread: no I/O and no record building here."""
-        if isinstance(event, ToolCompleted | ToolFailed):
+        if isinstance(event, _FINISHED):
             at = event.at if self._clock is None else self._clock()
             day = at.date() if at.tzinfo is UTC else at.astimezone(UTC).date()
             self._writer.put((day, event))  # the file of the UTC day the call ended

@@ -19,7 +19,7 @@ from typing import Literal, assert_never
 from returns.result import Failure, Success
 
 from toolrail._diagnostics import get_logger
-from toolrail.core._slots import without_post_init
+from toolrail.core._slots import constructor
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ToolError
@@ -75,7 +75,7 @@ class ProgressUpdate:
         return self.status in ("completed", "failed")
 
 
-_clean_update: Callable[..., ProgressUpdate] = without_post_init(ProgressUpdate)
+_clean_update: Callable[..., ProgressUpdate] = constructor(ProgressUpdate)
 """A `ProgressUpdate` whose `text` is redacted already, made without redacting it again
 (the handler redacts each text it makes once); every other way to make one redacts."""
 
