@@ -174,3 +174,23 @@ def test_registering_a_local_tool_is_an_event() -> None:
         (ToolUnregistered, "late"),
     ]
     assert executor.registry is registry
+
+
+@given(
+    asks=st.lists(
+        st.tuples(
+            st.sampled_from(["planner", "web", "pm", "nobody"]),
+            st.sampled_from(["read_path", "read_x", "mcp__fetch__get", "shell", "complete"]),
+        ),
+        max_size=40,
+    )
+)
+def test_a_tables_answers_stay_the_same_however_often_they_are_asked(
+    asks: list[tuple[str, str]],
+) -> None:
+    """`allows` remembers its answers: asked again, in any order, for any agent, a table
+    answers as a table made afresh does."""
+    entries = {"planner": ["read_*", "complete"], "web": ["mcp__fetch__*"], "*": ["complete"]}
+    table = AgentToolTable(entries)
+    for agent, name in asks:
+        assert table.allows(agent, name) == AgentToolTable(entries).allows(agent, name)

@@ -183,11 +183,14 @@ class AgentToolTable:
 
     entries: Mapping[str, tuple[str, ...]]
     _compiled: dict[str, _Patterns] = field(init=False, repr=False, compare=False)
+    _answers: dict[tuple[str, str], bool] = field(init=False, repr=False, compare=False)
+    """`allows` remembered (the table never changes): a dict lookup, not a regex match."""
 
     def __init__(self, entries: Mapping[str, Iterable[str]]) -> None:
         frozen = {agent: _as_patterns(agent, patterns) for agent, patterns in entries.items()}
         object.__setattr__(self, "entries", frozen)
         object.__setattr__(self, "_compiled", {a: _Patterns.compile(p) for a, p in frozen.items()})
+        object.__setattr__(self, "_answers", {})
 
     @classmethod
     def from_toml(cls, path: str | Path) -> AgentToolTable:
@@ -204,8 +207,15 @@ class AgentToolTable:
         return cls({name: spec.get("tools", []) for name, spec in agents.items()})
 
     def allows(self, agent: str, tool_name: str) -> bool:
-        patterns = self._compiled.get(agent) or self._compiled.get("*")
-        return patterns is not None and patterns.matches(tool_name)
+        key = (agent, tool_name)
+        answer = self._answers.get(key)
+        if answer is None:
+            patterns = self._compiled.get(agent) or self._compiled.get("*")
+            answer = patterns is not None and patterns.matches(tool_name)
+            if len(self._answers) >= 4096:  # names come from models too: bounded
+                self._answers.clear()
+            self._answers[key] = answer
+        return answer
 
     def check(self, agent: str, tool_name: str) -> Result[None, NotAllowed]:
         """`Success(None)` if `agent` may call `tool_name`, else `NotAllowed` saying why."""

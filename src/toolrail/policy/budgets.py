@@ -30,23 +30,24 @@ class Budget:
     per_tool: Mapping[str, int] = field(default_factory=dict)
     rate: tuple[int, float] | None = None
     clock: Callable[[], float] = time.monotonic
-    _counts: dict[tuple[str, ...], int] = field(default_factory=lambda: defaultdict(int))
+    _spent: dict[str, _Spent] = field(default_factory=dict)
+    """Calls made so far, by conversation id."""
     _recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
 
     def consume(self, ctx: ExecutionContext[Any], tool: str) -> Result[None, BudgetExceeded]:
-        conversation = ctx.conversation_id
-        by_agent = ("agent", conversation, ctx.agent)
-        by_conversation = ("conversation", conversation)
-        by_tool = ("tool", conversation, tool)
-        counts = self._counts
-        agent_calls, calls, tool_calls = counts[by_agent], counts[by_conversation], counts[by_tool]
+        conversation, agent = ctx.conversation_id, ctx.agent
+        spent = self._spent.get(conversation)
+        if spent is None:
+            spent = self._spent[conversation] = _Spent()
+        by_agent, by_tool = spent.by_agent, spent.by_tool
+        agent_calls, calls, tool_calls = by_agent.get(agent, 0), spent.calls, by_tool.get(tool, 0)
         if self.per_agent is not None and agent_calls >= self.per_agent:
-            return Failure(_exceeded(by_agent, self.per_agent))
+            return Failure(_exceeded(("agent", conversation, agent), self.per_agent))
         if self.per_conversation is not None and calls >= self.per_conversation:
-            return Failure(_exceeded(by_conversation, self.per_conversation))
+            return Failure(_exceeded(("conversation", conversation), self.per_conversation))
         tool_limit = self.per_tool.get(tool) if self.per_tool else None
         if tool_limit is not None and tool_calls >= tool_limit:
-            return Failure(_exceeded(by_tool, tool_limit))
+            return Failure(_exceeded(("tool", conversation, tool), tool_limit))
         if self.rate is not None:
             allowed, window = self.rate
             now = self.clock()
@@ -64,9 +65,9 @@ class Budget:
                     )
                 )
             recent.append(now)
-        counts[by_agent] = agent_calls + 1
-        counts[by_conversation] = calls + 1
-        counts[by_tool] = tool_calls + 1
+        by_agent[agent] = agent_calls + 1
+        spent.calls = calls + 1
+        by_tool[tool] = tool_calls + 1
         return _SPENT
 
     def remaining(self) -> dict[tuple[str, str], int]:
@@ -82,16 +83,15 @@ class Budget:
             note(("conversation", ""), self.per_conversation)
         for tool, limit in tuple(self.per_tool.items()):
             note(("tool", tool), limit)
-        for key, count in tuple(self._counts.items()):  # a copy: callers may add keys
-            match key:
-                case ("agent", _, agent) if self.per_agent is not None:
+        for spent in tuple(self._spent.values()):  # copies: callers may add entries
+            if self.per_conversation is not None:
+                note(("conversation", ""), self.per_conversation - spent.calls)
+            if self.per_agent is not None:
+                for agent, count in tuple(spent.by_agent.items()):
                     note(("agent", agent), self.per_agent - count)
-                case ("conversation", _) if self.per_conversation is not None:
-                    note(("conversation", ""), self.per_conversation - count)
-                case ("tool", _, tool) if tool in self.per_tool:
+            for tool, count in tuple(spent.by_tool.items()):
+                if tool in self.per_tool:
                     note(("tool", tool), self.per_tool[tool] - count)
-                case _:
-                    pass
         if self.rate is not None:
             allowed, window = self.rate
             since = self.clock() - window
@@ -112,3 +112,14 @@ def _exceeded(key: tuple[str, ...], limit: int) -> BudgetExceeded:
     return BudgetExceeded(
         message=f"budget exceeded: {what}; it resets with a new conversation", limit=key[0]
     )
+
+
+class _Spent:
+    """One conversation's calls: in all, by agent, by tool."""
+
+    __slots__ = ("by_agent", "by_tool", "calls")
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.by_agent: dict[str, int] = {}
+        self.by_tool: dict[str, int] = {}
