@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from toolrail.core.tool import AnyTool
 from toolrail.routing.fields import FIELD_WEIGHTS, FIELDS, tool_fields
@@ -148,12 +148,21 @@ class LexicalIndex:
             self._vectors.clear()
             self._vectors_size = len(self._lengths)
 
-    def score(self, query_terms: Iterable[str]) -> dict[str, float]:
-        """BM25F score of every tool that has at least one of `query_terms`."""
+    def score(
+        self, query_terms: Iterable[str], extra: Mapping[str, float] | None = None
+    ) -> dict[str, float]:
+        """BM25F score of every tool that has at least one of `query_terms`, or of `extra`:
+        more query terms, each with its own query weight (a request word weighs 1 a time)."""
         self._refresh()
+        counted = Counter(query_terms)
+        weights: dict[str, float] = dict(counted)
+        if extra:
+            for term, weight in extra.items():
+                if term not in counted:
+                    weights[term] = weight
         weighted = [
-            (posting, self.idf(term) * query_count)
-            for term, query_count in Counter(query_terms).items()
+            (posting, self.idf(term) * query_weight)
+            for term, query_weight in weights.items()
             if (posting := self._postings.get(term))
         ]
         if not weighted:

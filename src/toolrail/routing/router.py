@@ -14,6 +14,7 @@ from toolrail.core.tool import AnyTool
 from toolrail.recording.events import ToolEvent
 from toolrail.registry import AgentToolTable, ToolRegistry
 from toolrail.routing.diversity import Candidate, diverse
+from toolrail.routing.expansion import WEIGHT, expand
 from toolrail.routing.failures import ConversationFailures
 from toolrail.routing.index import LexicalIndex
 from toolrail.routing.text import words
@@ -68,6 +69,11 @@ class RoutingSettings:
     min_similarity: float = 0.5
     """With a semantic index, a request with too little lexical evidence is still relevant
     when its embedding's cosine to some tool reaches this: a paraphrase, not a shared topic."""
+    expansion: float = WEIGHT
+    """Query expansion (`toolrail.routing.expansion`): each request word's embedding
+    neighbours ("film" for "movie") join the lexical query with weight cosine times this
+    (0.5: RM3's usual equal interpolation of query and expansion); 0 turns it off. Only the
+    request's own words count towards "nothing relevant" and `coverage`."""
 
 
 class Router:
@@ -227,7 +233,9 @@ class Router:
         unique = set(terms)
         idf = {t: index.idf(t) for t in unique}
         information = sum(idf.values()) or 1.0
-        scores = index.score(terms)
+        expanded = expand(unique) if self.settings.expansion > 0 else {}
+        extra = {word: self.settings.expansion * cosine for word, (cosine, _) in expanded.items()}
+        scores = index.score(terms, extra)
         if skip or allowed is not None:
             scores = {
                 name: value
@@ -240,7 +248,7 @@ class Router:
             return ()
         size = max(3 * k, 30)
         relevance = self._fuse(scores, rankings) if rankings else scores
-        pool = self._pool(relevance, size, failed, unique, idf, information)
+        pool = self._pool(relevance, size, failed, unique, idf, information, expanded)
         for c in pool:
             c.signals["bm25"] = round(scores.get(c.tool.name, 0.0), 4)
             if similar:
@@ -296,6 +304,7 @@ class Router:
         unique: set[str],
         idf: dict[str, float],
         information: float,
+        expanded: dict[str, tuple[float, str]],
     ) -> list[Candidate]:
         """The `size` best candidates after penalties, best first. Penalties only lower a
         score, so a window of raw scores suffices once its last raw score cannot beat the
@@ -313,6 +322,11 @@ class Router:
                     "coverage": round(sum(idf[t] for t in matched) / information, 3),
                     "matched": sorted(matched),
                 }
+                if expanded and (hits := self.index.matched(name, expanded)):
+                    signals["expanded"] = {
+                        word: {"from": expanded[word][1], "cosine": expanded[word][0]}
+                        for word in sorted(hits)
+                    }
                 factor = self._factor(found, failed, signals)
                 candidates.append(Candidate(relevance * factor, found, signals))
             candidates.sort(key=lambda c: c.score, reverse=True)
