@@ -48,3 +48,15 @@ def test_the_breaker_opens_exactly_when_its_rules_say(
             breaker.record(ok)
         seen.append(breaker.state)
     assert seen == _model_states(outcomes, s)
+
+
+def test_a_breaker_with_no_window_counts_only_failures_in_a_row() -> None:
+    """`window=0` keeps no recent calls: a success still ends a run of failures (the short
+    path for a quiet breaker used to skip that, and the next failure opened it)."""
+    settings = BreakerSettings(window=0, consecutive_failures=3, failure_rate=None)
+    breaker = CircuitBreaker("t", settings, clock=lambda: 0.0)
+    states = []
+    for ok in (False, False, True, False, True, False, False, False):
+        breaker.record(ok)
+        states.append(breaker.state)
+    assert states == ["closed"] * 7 + ["open"]

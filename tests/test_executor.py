@@ -552,3 +552,42 @@ async def test_the_callers_progress_callback_hears_progress_with_sinks_attached(
     assert heard == ["outer", "inner"]
     reported = [(e.call_id, e.message) for e in events if isinstance(e, ToolProgress)]
     assert reported == [("c-outer", "outer"), ("c-inner", "inner")]
+
+
+async def test_progress_through_a_derived_context_and_a_failing_callback() -> None:
+    """A tool may report through a context it derived (`replace`, `for_call`): the call's
+    sinks still hear it. The caller's `on_progress` runs on the loop's thread even for a
+    sync tool, and its failure is its own: the tool's call still succeeds."""
+    import threading
+    from dataclasses import replace
+
+    @tool
+    async def derives(ctx: ExecutionContext) -> str:
+        """Report through derived contexts."""
+        replace(ctx, phase="later").report_progress(1, 3, "via replace")
+        ctx.for_call("sub-1").report_progress(2, 3, "via for_call")
+        return "ok"
+
+    @tool
+    def in_a_thread(ctx: ExecutionContext) -> str:
+        """Report from a worker thread."""
+        ctx.report_progress(1, 1, "from a thread")
+        return "ok"
+
+    events: list[ToolEvent] = []
+    runner = Executor(ToolRegistry([derives, in_a_thread]), sinks=[events.append])
+    threads: list[bool] = []
+
+    def broken(progress: float, total: float | None, message: str | None) -> None:
+        threads.append(threading.current_thread() is threading.main_thread())
+        raise RuntimeError("the progress bar broke")
+
+    ctx = ExecutionContext(on_progress=broken)
+    first = await runner.run(ToolCall(id="c1", name="derives"), ctx)
+    second = await runner.run(ToolCall(id="c2", name="in_a_thread"), ctx)
+    await asyncio.sleep(0.01)  # a worker thread's report reaches the loop by call_soon
+    assert first.result == Success("ok")
+    assert second.result == Success("ok")
+    reported = [(e.call_id, e.message) for e in events if isinstance(e, ToolProgress)]
+    assert reported == [("c1", "via replace"), ("c1", "via for_call"), ("c2", "from a thread")]
+    assert threads == [True, True, True]

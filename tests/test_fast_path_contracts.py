@@ -4,6 +4,7 @@ outside review of the speed work; each test fails on the code it reviewed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import inspect
 from typing import Any
@@ -276,3 +277,115 @@ async def test_a_finished_call_leaves_no_reference_cycle_behind() -> None:
         assert seen[0]() is None
     finally:
         gc.enable()
+
+
+class _Nothing(BaseModel):
+    pass
+
+
+def test_an_abandoned_body_raising_system_exit_does_not_end_the_program() -> None:
+    """A body that swallows its deadline's cancellation runs on, abandoned; whatever it
+    raises in the end (here `SystemExit`) used to escape the event loop once the invoker
+    stepped bodies without a wrapper coroutine."""
+
+    @tool(timeout_s=0.02)
+    async def stubborn(args: _Nothing, ctx: ExecutionContext) -> Result[str, ToolError]:
+        """Ignore the deadline once, then exit."""
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(10)
+        await asyncio.sleep(0.02)
+        raise SystemExit(3)
+
+    async def main() -> str:
+        executor = Executor(ToolRegistry([stubborn]))
+        outcome = await executor.run(ToolCall(name="stubborn", arguments={}), ExecutionContext())
+        assert outcome.result.failure().kind == "timed_out"
+        await asyncio.sleep(0.1)  # the abandoned body raises meanwhile
+        await executor.aclose()
+        return "carried on"
+
+    assert asyncio.run(main()) == "carried on"
+
+
+def test_a_body_raising_as_it_is_closed_at_shutdown_does_not_end_the_program() -> None:
+    """A body that swallows every cancellation is closed for good when `asyncio.run` ends;
+    a `SystemExit` from its `finally` then must not escape either."""
+
+    @tool(timeout_s=0.02)
+    async def clinging(args: _Nothing, ctx: ExecutionContext) -> Result[str, ToolError]:
+        """Never stop; exit when closed."""
+        try:
+            while True:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.sleep(10)
+        finally:
+            raise SystemExit(4)
+
+    async def main() -> str:
+        executor = Executor(ToolRegistry([clinging]))
+        outcome = await executor.run(ToolCall(name="clinging", arguments={}), ExecutionContext())
+        assert outcome.result.failure().kind == "timed_out"
+        return "done"
+
+    assert asyncio.run(main()) == "done"
+
+
+async def test_closing_a_running_call_does_not_raise_what_the_body_raises_on_close() -> None:
+    """`Executor.run`'s coroutine closed mid-call (its task torn down) closes the body; a
+    body whose clean-up raises must not make that close raise."""
+    entered = asyncio.Event()
+
+    @tool
+    async def cleanup_fails(args: _Nothing, ctx: ExecutionContext) -> Result[str, ToolError]:
+        """Fail while cleaning up."""
+        try:
+            entered.set()
+            await asyncio.sleep(10)
+        finally:
+            raise SystemExit(7)
+
+    executor = Executor(ToolRegistry([cleanup_fails]))
+    running = executor.run(ToolCall(name="cleanup_fails", arguments={}), ExecutionContext())
+    waiting_on = running.send(None)  # the call runs until the body waits
+    assert entered.is_set()
+    del waiting_on
+    running.close()  # raises nothing
+
+
+async def test_a_resilience_of_ones_own_still_wraps_each_invocation() -> None:
+    """The executor runs breaker ▸ retry ▸ health inline, as `Resilience.run` does — but a
+    subclass with a `run` of its own (metrics, a bulkhead) is still the one called."""
+    wrapped: list[str] = []
+
+    class Counted(Resilience):
+        async def run(self, tool: AnyTool, attempt: Any, *, sleep: Any = None) -> Any:
+            wrapped.append(tool.name)
+            return await super().run(tool, attempt, sleep=sleep)
+
+    executor = Executor(ToolRegistry([waits]), resilience=Counted())
+    for _ in range(3):
+        outcome = await executor.run(ToolCall(name="waits"), ExecutionContext())
+        assert outcome.result == Success("done")
+    assert wrapped == ["waits"] * 3
+
+
+class Forecast(BaseModel):
+    city: str
+
+    @classmethod
+    def model_validate_json(cls, json_data: Any, **kwargs: Any) -> Forecast:
+        """Accept a bare city name as well as JSON."""
+        if isinstance(json_data, str) and not json_data.lstrip().startswith("{"):
+            return cls(city=json_data)
+        return super().model_validate_json(json_data, **kwargs)
+
+
+async def test_a_models_own_model_validate_json_is_still_used() -> None:
+    @tool
+    async def forecast(args: Forecast, ctx: ExecutionContext) -> Result[str, ToolError]:
+        """Tell the weather."""
+        return Success(f"sunny in {args.city}")
+
+    executor = Executor(ToolRegistry([forecast]))
+    outcome = await executor.run(ToolCall(name="forecast", arguments="Oslo"), ExecutionContext())
+    assert outcome.result == Success("sunny in Oslo")

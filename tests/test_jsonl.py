@@ -12,6 +12,7 @@ import textwrap
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -355,3 +356,24 @@ def test_any_output_or_arguments_make_a_valid_line(
     call_log.close()
     [entry] = lines(call_log.directory)
     VALIDATOR.validate(entry)
+
+
+async def test_lines_and_current_path_agree_on_the_utc_day(tmp_path: Path) -> None:
+    """A clock in another zone (or a naive one, taken as UTC) files lines under the same
+    UTC day that `current_path` names."""
+    from datetime import timezone
+
+    east = timezone(timedelta(hours=10))
+    for moment in (datetime(2026, 1, 2, 8, 0, tzinfo=east), datetime(2026, 1, 1, 22, 30)):
+        directory = tmp_path / moment.isoformat().replace(":", "-")
+        call_log = JsonlCallLog(directory, clock=_fixed(moment))
+        await Executor(TOOLS, sinks=[call_log]).run(
+            ToolCall(name="huge", arguments={"n": 1}), ExecutionContext()
+        )
+        call_log.close()
+        assert os.listdir(directory) == [call_log.current_path.name]
+        assert call_log.current_path.name == "tool-calls-2026-01-01.jsonl"
+
+
+def _fixed(moment: datetime) -> Callable[[], datetime]:
+    return lambda: moment

@@ -20,7 +20,6 @@ calls were asked to stop, and the bodies abandoned after their deadline.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import inspect
 import math
@@ -30,10 +29,13 @@ from typing import Any, cast
 
 from returns.result import Failure, Result, Success
 
+from toolrail._diagnostics import get_logger
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import Cancelled, ExecutionFailed, TimedOut, ToolError
 from toolrail.core.tool import AnyTool
+
+log = get_logger("toolrail.invocation")
 
 Body = Coroutine[Any, Any, object]
 """A tool's body as the invoker steps it: what it returns is held to the `Result` contract
@@ -133,7 +135,7 @@ class Invoker:
                 except asyncio.CancelledError as stop:
                     requested = call.id in self._cancel_requested
                     if expired or requested:  # ours: the call ends now, whatever the body does
-                        self._stop(body, stop, context)
+                        self._stop(tool.name, body, stop, context)
                         if waiter.uncancel() > 0:
                             raise  # the caller cancelled too
                         if requested:
@@ -151,7 +153,7 @@ class Invoker:
                     foreign = True
                     step, value = body.throw, stop
                 except GeneratorExit:  # the caller's task is being closed
-                    body.close()
+                    _close(body)
                     raise
                 except BaseException as error:  # anything else a task throws in: the body's
                     step, value = body.throw, error
@@ -182,6 +184,7 @@ class Invoker:
 
     def _stop(
         self,
+        name: str,
         body: Body,
         stop: asyncio.CancelledError,
         context: contextvars.Context,
@@ -194,17 +197,21 @@ class Invoker:
             raise
         except BaseException:  # ended: by the cancellation, or with a value nobody wants
             return
-        self._abandon(body, waiting_on, context)
+        self._abandon(name, body, waiting_on, context)
 
     def _abandon(
         self,
+        name: str,
         body: Body,
         waiting_on: Any,
         context: contextvars.Context,
     ) -> None:
         """Let a body that would not stop run on as a task of its own, referenced until it
-        ends; nobody awaits it."""
-        task = asyncio.get_running_loop().create_task(_resumed(body, waiting_on), context=context)
+        ends; nobody awaits it. Held to the contract still: whatever it raises in the end is
+        a value nobody reads — a `SystemExit` from it must not end the program."""
+        task = asyncio.get_running_loop().create_task(
+            _contained(name, _resumed(body, waiting_on)), context=context
+        )
         self._abandoned.add(task)
         task.add_done_callback(self._forget)
 
@@ -293,8 +300,7 @@ def _resumed(body: Body, waiting_on: Any) -> Generator[Any, Any, object]:
         try:
             sent = yield waiting_on
         except asyncio.CancelledError:
-            with contextlib.suppress(RuntimeError):  # "coroutine ignored GeneratorExit"
-                body.close()
+            _close(body)
             raise
         except BaseException as error:
             try:
@@ -306,6 +312,18 @@ def _resumed(body: Body, waiting_on: Any) -> Generator[Any, Any, object]:
                 waiting_on = body.send(sent)
             except StopIteration as finished:
                 return finished.value
+
+
+def _close(body: Body) -> None:
+    """Close a body for good (its caller is gone). What its clean-up raises on the way out
+    ("coroutine ignored GeneratorExit", a `SystemExit` in a `finally`, any error) is the
+    tool's failure, of a call that has ended already: nobody is left to hand it to."""
+    try:
+        body.close()
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
+        log.warning("a tool body failed while it was closed", error_type=type(error).__name__)
 
 
 def cancelled(by: str) -> Cancelled:

@@ -32,7 +32,6 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple, assert_never
 
@@ -42,7 +41,7 @@ from toolrail._diagnostics import get_logger
 from toolrail._invocation import Invoker, cancelled
 from toolrail._outputs import cap_output, fits
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome, make_outcome
-from toolrail.core.context import ExecutionContext
+from toolrail.core.context import ExecutionContext, ProgressCallback
 from toolrail.core.errors import (
     CircuitOpen,
     ExecutionFailed,
@@ -122,6 +121,7 @@ class Executor:
         self.resilience = resilience if resilience is not None else Resilience()
         if self.resilience.on_change is None:
             self.resilience.on_change = self._circuit_changed
+        self._own_run = type(self.resilience).run is not Resilience.run
         self.max_output_chars = max_output_chars
         self.output_caps = dict(output_caps or {})
         self.spill_dir = None if spill_dir is None else Path(spill_dir)
@@ -297,11 +297,10 @@ class Executor:
         tool: AnyTool | None = None
         attempts = 1
         attached: Mapping[str, object] = {}
-        if self.sinks.sinks:
-            loop, thread = asyncio.get_running_loop(), threading.get_ident()
-            ctx = ctx.for_call(
-                call.id, partial(_report_progress, self.sinks, call.name, loop, thread)
-            )
+        if self.sinks.sinks or ctx.on_progress is not None:
+            progress = _Progress(self.sinks, call.id, call.name, self._progress_after(ctx))
+            ctx = ctx.for_call(call.id, progress)
+            progress.context = weakref.ref(ctx)  # weak: the context holds the reporter
         else:
             ctx = ctx.for_call(call.id)
         try:
@@ -329,11 +328,17 @@ class Executor:
                     tool, call, args, asked = admission
                     if self.sinks.sinks:
                         self.sinks.emit(_started(admission, ctx, running_at))
-                    # breaker ▸ retry ▸ health around the deadline (as `Resilience.run`,
-                    # inline: this is every call's path)
+                    # breaker ▸ retry ▸ health around the deadline: `Resilience.run`, inline
+                    # (this is every call's path) unless a subclass has its own
                     resilience = self.resilience
-                    held = resilience.take(tool)
-                    if isinstance(held, CircuitOpen):
+                    if self._own_run:
+                        result, attempts = await resilience.run(
+                            tool,
+                            lambda: self.invoker.invoke(tool, args, call, ctx),
+                            sleep=self.sleep,
+                        )
+                        attempts = max(attempts, 1)
+                    elif isinstance(held := resilience.take(tool), CircuitOpen):
                         result = Failure(held)
                     else:
                         ended: Result[object, ToolError] | None = None
@@ -414,6 +419,16 @@ class Executor:
             if refused is not None:
                 return refused
         return Admitted(tool, call, args)
+
+    def _progress_after(self, ctx: ExecutionContext[Any]) -> ProgressCallback | None:
+        """Who else hears a call's progress: the caller's `on_progress`. A call run from
+        inside another call by an executor with sinks reports as itself, not also as the
+        call around it (whose reporter its context carries); without sinks it reports
+        through that reporter, as the call around it."""
+        after = ctx.on_progress
+        if isinstance(after, _Progress) and self.sinks.sinks:
+            return after.then
+        return after
 
     def _cap(self, tool: AnyTool) -> int | None:
         """How many characters of output `tool` may return."""
@@ -541,29 +556,45 @@ def _describe(tool: AnyTool, args: object) -> str | None:
         return None
 
 
-def _report_progress(
-    sinks: Fanout,
-    tool: str,
-    loop: asyncio.AbstractEventLoop,
-    loop_thread: int,
-    ctx: ExecutionContext[Any],
-    progress: float,
-    total: float | None,
-    message: str | None,
-) -> None:
-    """A running call's progress as a `ToolProgress` event to the sinks, from the loop's
-    thread or a sync tool's worker thread (bound per call with `functools.partial`: a
-    reporter holds no context, so a call's context and its reporter make no cycle)."""
-    assert ctx.call_id is not None
-    event = make_progress(
-        call_id=ctx.call_id,
-        tool=tool,
-        context=ctx,
-        progress=progress,
-        total=total,
-        message=message,
-    )
-    if threading.get_ident() == loop_thread:
-        sinks.emit(event)
-    else:  # a sync tool in a worker thread
-        loop.call_soon_threadsafe(sinks.emit, event)
+class _Progress:
+    """A running call's `ctx.report_progress`: a `ToolProgress` event to the sinks, then the
+    caller's own `on_progress` — both on the event loop's thread, whichever thread reports
+    (a sync tool reports from a worker thread). The caller's callback failing is reported
+    through the diagnostics; it never fails the tool's call."""
+
+    __slots__ = ("call_id", "context", "loop", "loop_thread", "sinks", "then", "tool")
+
+    def __init__(
+        self, sinks: Fanout, call_id: str, tool: str, then: ProgressCallback | None
+    ) -> None:
+        self.sinks, self.call_id, self.tool, self.then = sinks, call_id, tool, then
+        self.context: weakref.ref[ExecutionContext[Any]] | None = None  # set once made
+        self.loop = asyncio.get_running_loop()
+        self.loop_thread = threading.get_ident()
+
+    def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        if threading.get_ident() == self.loop_thread:
+            self._tell(progress, total, message)
+        else:  # a sync tool in a worker thread
+            self.loop.call_soon_threadsafe(self._tell, progress, total, message)
+
+    def _tell(self, progress: float, total: float | None, message: str | None) -> None:
+        ctx = self.context() if self.context is not None else None
+        if ctx is not None and self.sinks.sinks:
+            self.sinks.emit(
+                make_progress(
+                    call_id=self.call_id,
+                    tool=self.tool,
+                    context=ctx,
+                    progress=progress,
+                    total=total,
+                    message=message,
+                )
+            )
+        if self.then is not None:
+            try:
+                self.then(progress, total, message)
+            except (KeyboardInterrupt, asyncio.CancelledError):
+                raise
+            except BaseException:  # the caller's callback: its failure is not the tool's
+                log.exception("on_progress failed", tool=self.tool, call_id=self.call_id)

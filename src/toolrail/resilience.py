@@ -112,6 +112,7 @@ class CircuitBreaker:
             # once full, is a success too, so the window would not change)
             if len(self._recent) < self.settings.window:
                 self._recent.append(True)
+            self._consecutive = 0  # (0 already, unless the window holds nothing at all)
             return
         if self.state == "half_open":
             self._probing = False

@@ -134,6 +134,10 @@ async def test_the_sdks_random_ids_are_drawn_from_random_as_the_sdk_draws_them()
         random.setstate(state)
     first_root, first_child, second_root, second_child = SEEN
     assert (first_root.trace_id, first_root.span_id) == (second_root.trace_id, second_root.span_id)
+    random.seed(1234)  # the very ids the SDK's own start_span draws from the same state
+    sdk = provider.get_tracer("check").start_span("root").get_span_context()
+    random.setstate(state)
+    assert (first_root.trace_id, first_root.span_id) == (sdk.trace_id, sdk.span_id)
     assert first_child.span_id == second_child.span_id
     assert first_root.is_valid
     assert first_child.is_valid

@@ -7,15 +7,12 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, cast
+from typing import Generic, cast
 
 from typing_extensions import TypeVar
 
 ProgressCallback = Callable[[float, float | None, str | None], None]
 """Receives `(progress, total, message)` from a running tool."""
-
-CallReporter = Callable[["ExecutionContext[Any]", float, float | None, str | None], None]
-"""The executor's progress reporter for one call: told `(ctx, progress, total, message)`."""
 
 
 DepsT = TypeVar("DepsT", default=None)
@@ -54,7 +51,6 @@ class ExecutionContext(Generic[DepsT]):
     on_progress: ProgressCallback | None = field(default=None, repr=False, compare=False)
     deps: DepsT = field(default=cast("DepsT", None), repr=False, compare=False)
     _attached: dict[str, object] | None = field(default=None, init=False, repr=False, compare=False)
-    _reporter: CallReporter | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         root, granted = cast(object, self.project_root), cast(object, self.permissions)
@@ -72,18 +68,18 @@ class ExecutionContext(Generic[DepsT]):
             object.__setattr__(self, "permissions", frozenset(cast("list[str]", items)))
 
     def for_call(
-        self, call_id: str, reporter: CallReporter | None = None
+        self, call_id: str, on_progress: ProgressCallback | None = None
     ) -> ExecutionContext[DepsT]:
-        """This context for one call (the executor's hot path: cheaper than `replace`), with
-        the executor's progress `reporter` for it (the caller's `on_progress` is kept)."""
+        """This context for one call (the executor's hot path: cheaper than `replace`)."""
         copy = _new(ExecutionContext)
         fields = copy.__dict__
         fields.update(self.__dict__)
         fields["call_id"] = call_id
         fields["_attached"] = None  # each call attaches its own metadata
-        fields["_reporter"] = reporter  # a call reports as itself, not as its parent
         if self.call_id != call_id:  # a call made from inside another call nests under it
             fields["call_stack"] = (*self.call_stack, call_id)
+        if on_progress is not None:
+            fields["on_progress"] = on_progress
         return copy
 
     def attach(self, **metadata: object) -> None:
@@ -108,10 +104,7 @@ class ExecutionContext(Generic[DepsT]):
     def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
-        """Tell whoever is watching how far the tool has got — the executor's sinks and the
-        caller's `on_progress` — safe from any thread."""
-        if self._reporter is not None:
-            self._reporter(self, progress, total, message)
+        """Tell whoever is watching how far the tool has got; safe from any thread."""
         if self.on_progress is not None:
             self.on_progress(progress, total, message)
 

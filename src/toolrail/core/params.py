@@ -105,7 +105,7 @@ class PydanticParameters(ParameterSchema[ModelT]):
     """Validation by a pydantic model; unknown top-level fields are refused unless the model
     itself says how to treat them (`model_config["extra"]`)."""
 
-    __slots__ = ("_strict_model", "model")
+    __slots__ = ("_own_json", "_strict_model", "model")
 
     def __init__(self, model: type[ModelT]) -> None:
         self.model = model
@@ -114,12 +114,18 @@ class PydanticParameters(ParameterSchema[ModelT]):
             if "extra" in model.model_config
             else type(model.__name__, (model,), {"model_config": {"extra": "forbid"}})
         )
+        self._own_json = (
+            model.model_validate_json.__func__  # type: ignore[attr-defined]
+            is not pydantic.BaseModel.model_validate_json.__func__  # type: ignore[attr-defined]
+        )
 
     def check(self, raw: RawArguments, *, tool: str = "") -> ModelT | InvalidArguments:
         try:
             if (type(raw) is str or isinstance(raw, str | bytes)) and raw and not raw.isspace():
                 # pydantic parses JSON itself, faster than decoding first (its validator
-                # straight away: `model_validate_json` only checks arguments we never pass)
+                # straight away, unless the model has a `model_validate_json` of its own)
+                if self._own_json:
+                    return self._strict_model.model_validate_json(raw)
                 validated: ModelT = self._strict_model.__pydantic_validator__.validate_json(raw)
                 return validated
             blank = raw is None or isinstance(raw, str | bytes)

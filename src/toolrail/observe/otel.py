@@ -143,7 +143,7 @@ one: the context, its span's trace id (0: none valid, a call under it is a root)
 and trace state its children get, and whether they are sampled."""
 
 _NO_PARENT: _Parent = (otel_context.Context(), 0, None, None, True)
-_SPAN_ID_BITS = (1 << 64) - 1
+_TRACE_ID_BITS = (1 << 128) - 1
 
 
 class OtelSink:
@@ -280,11 +280,14 @@ class OtelSink:
             elif trace_id:
                 span_id = ids.generate_span_id()
             elif type(ids) is self._random_ids:  # a root: both ids from one random draw
+                # the SDK draws 128 bits, then 64: one draw of 192 yields the same words
+                # in the same order (`random` fills from the low bits), so a seeded
+                # `random` gives the very ids the SDK would
                 bits = getrandbits(192)
-                trace_id, span_id = bits >> 64, bits & _SPAN_ID_BITS
+                trace_id, span_id = bits & _TRACE_ID_BITS, bits >> 128
                 while not (trace_id and span_id):  # pragma: no cover - 2**-64
                     bits = getrandbits(192)
-                    trace_id, span_id = bits >> 64, bits & _SPAN_ID_BITS
+                    trace_id, span_id = bits & _TRACE_ID_BITS, bits >> 128
                 flags = _SAMPLED_RANDOM
             else:
                 trace_id = ids.generate_trace_id()

@@ -72,8 +72,7 @@ class JsonlCallLog:
     def __call__(self, event: ToolEvent) -> None:
         """Queue a finished call for the writer thread: no I/O and no record building here."""
         if isinstance(event, _FINISHED):
-            at = event.at if self._clock is None else self._clock()
-            day = at.date() if at.tzinfo is UTC else at.astimezone(UTC).date()
+            day = _utc_day(event.at if self._clock is None else self._clock())
             self._writer.put((day, event))  # the file of the UTC day the call ended
 
     def flush(self, timeout: float | None = None) -> bool:
@@ -136,7 +135,7 @@ class JsonlCallLog:
                     )
 
     def _today(self) -> date:
-        return (self._clock() if self._clock is not None else datetime.now(UTC)).date()
+        return _utc_day(self._clock() if self._clock is not None else datetime.now(UTC))
 
     def path_for(self, day: date) -> Path:
         return self.directory / f"{FILE_PREFIX}{day.isoformat()}.jsonl"
@@ -292,6 +291,13 @@ def _valid(value: object, depth: int = 0) -> object:
     if isinstance(value, list | tuple):
         return [_valid(item, depth + 1) for item in value]
     return value
+
+
+def _utc_day(moment: datetime) -> date:
+    """The UTC day of `moment`; a naive time is taken to be UTC already."""
+    if moment.tzinfo is UTC or moment.tzinfo is None:
+        return moment.date()
+    return moment.astimezone(UTC).date()
 
 
 def _iso(moment: datetime) -> str:
