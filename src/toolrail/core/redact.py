@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import orjson
 
@@ -451,13 +451,7 @@ def _redacts_nothing(value: object, depth: int = 0) -> bool:
         for key, item in value.items():  # type: ignore[attr-defined]
             if isinstance(key, str) and is_secret_key(key) and item not in (None, ""):
                 return False
-            item_kind = type(item)  # the leaves here, without a call per leaf
-            if depth >= 64 or not (item_kind in _KEPT or item_kind is str):
-                if not _redacts_nothing(item, depth + 1):
-                    return False
-            elif item_kind is str and redact_text(item) != item:
-                return False
-        return True
+        return _items_redact_nothing(value.values(), depth)  # type: ignore[attr-defined]
     if kind is list:
         items: list[object] = value  # type: ignore[assignment]
         if _secret_pair(items):
@@ -475,16 +469,23 @@ def _redacts_nothing(value: object, depth: int = 0) -> bool:
                 flag = item.lstrip("-")
                 if is_secret_key(flag) or flag in ("pass", "p"):
                     return False
-            item_kind = type(item)
-            if depth >= 64 or not (item_kind in _KEPT or item_kind is str):
-                if not _redacts_nothing(item, depth + 1):
-                    return False
-            elif item_kind is str and redact_text(item) != item:
-                return False
-        return True
+        return _items_redact_nothing(items, depth)
     # other objects come back as they are; subclasses of what `redact` rebuilds, and other
     # mappings, may not
     return not isinstance(value, str | dict | list | tuple | Mapping)
+
+
+def _items_redact_nothing(items: Iterable[object], depth: int) -> bool:
+    """`_redacts_nothing` for each of a container's items; the leaves checked here, without
+    a call per leaf."""
+    for item in items:
+        kind = type(item)
+        if depth >= 64 or not (kind in _KEPT or kind is str):
+            if not _redacts_nothing(item, depth + 1):
+                return False
+        elif kind is str and redact_text(item) != item:  # type: ignore[arg-type]
+            return False
+    return True
 
 
 def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object:
