@@ -284,6 +284,7 @@ class Router:
         if self.settings.fusion == "rrf":
             return _rrf(every, self.settings.fusion_k, self.settings.fusion_depth)
         fused: dict[str, float] = {}
+        weight = 1.0 / len(every)
         for ranking in every:
             if not ranking:
                 continue
@@ -291,7 +292,6 @@ class Router:
             if ranking is scores:
                 low = 0.0  # a tool sharing no word with the request scores 0, not absent
             span = (high - low) or 1.0
-            weight = 1.0 / len(every)
             for name, value in ranking.items():
                 fused[name] = fused.get(name, 0.0) + weight * (value - low) / span
         return fused
