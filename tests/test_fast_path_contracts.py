@@ -19,6 +19,7 @@ from toolrail import (
     Gates,
     ParameterSchema,
     Tool,
+    ToolAnnotations,
     ToolCall,
     ToolCompleted,
     ToolError,
@@ -389,3 +390,82 @@ async def test_a_models_own_model_validate_json_is_still_used() -> None:
     executor = Executor(ToolRegistry([forecast]))
     outcome = await executor.run(ToolCall(name="forecast", arguments="Oslo"), ExecutionContext())
     assert outcome.result == Success("sunny in Oslo")
+
+
+# --- the first attempt is made before tenacity is entered (only a failure retries) ------
+
+
+def _failing_read(failures: int) -> tuple[AnyTool, list[int]]:
+    made: list[int] = []
+
+    @tool(annotations=ToolAnnotations(read_only=True))
+    async def lookup() -> str:
+        """Read a record over a flaky link."""
+        made.append(1)
+        if len(made) <= failures:
+            raise ConnectionError("link down")
+        return "record"
+
+    return lookup, made
+
+
+@pytest.mark.parametrize("through", ["executor", "resilience.run"])
+@pytest.mark.parametrize(
+    ("failures", "attempts", "slept"),
+    [(0, 1, []), (2, 3, [1.0, 2.0]), (9, 4, [1.0, 2.0, 3.0])],
+)
+async def test_a_retried_call_waits_attempts_and_stops_as_before(
+    through: str, failures: int, attempts: int, slept: list[float]
+) -> None:
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    lookup, made = _failing_read(failures)
+    resilience = Resilience(retry=RetrySettings(attempts=4, initial_s=1, max_s=3, jitter_s=0))
+    if through == "executor":
+        executor = Executor(ToolRegistry([lookup]), resilience=resilience, sleep=sleep)
+        outcome = await executor.run(ToolCall(name="lookup"), ExecutionContext())
+        result, made_attempts = outcome.result, outcome.attempts
+    else:
+        args = lookup.parameters.check(None)
+        result, made_attempts = await resilience.run(
+            lookup, lambda: lookup.execute(args, ExecutionContext()), sleep=sleep
+        )
+    assert (made_attempts, len(made), waits) == (attempts, attempts, slept)
+    assert (type(result) is Success) is (failures < attempts)
+    health = resilience.health.health("lookup")
+    assert health is not None
+    assert health.calls == 1  # one call, however many attempts
+
+
+async def test_a_call_cancelled_while_waiting_to_retry_gives_its_probe_back() -> None:
+    """A half-open probe whose first attempt failed and whose retry was cancelled said
+    nothing about the tool: the circuit stays half-open and the next call may probe."""
+    clock = [0.0]
+    lookup, made = _failing_read(failures=100)
+    resilience = Resilience(
+        breakers=BreakerSettings(consecutive_failures=1, cooldown_s=10),
+        clock=lambda: clock[0],
+    )
+    waiting, never = asyncio.Event(), asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        if clock[0] > 0:  # the probe's wait lasts until it is cancelled
+            waiting.set()
+            await never.wait()
+
+    executor = Executor(ToolRegistry([lookup]), resilience=resilience, sleep=sleep)
+    opened = await executor.run(ToolCall(name="lookup"), ExecutionContext())
+    assert opened.attempts == 3
+    assert executor.circuit_state("lookup") == "open"
+    clock[0] = 11.0
+    probe = asyncio.create_task(executor.run(ToolCall(name="lookup"), ExecutionContext()))
+    await waiting.wait()  # the probe's first attempt has failed; it waits to retry
+    assert len(made) == 4
+    probe.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await probe
+    assert executor.circuit_state("lookup") == "half_open"
+    assert resilience.take(lookup) != ()  # the probe is free to take again

@@ -344,14 +344,16 @@ class Executor:
                         ended: Result[object, ToolError] | None = None
                         begun = time.perf_counter()
                         try:
-                            if resilience.retries(tool):
+                            first = await self.invoker.invoke(tool, args, call, ctx)
+                            if type(first) is not Success and resilience.retries(tool):
                                 ended, attempts = await with_retries(
                                     lambda: self.invoker.invoke(tool, args, call, ctx),
                                     resilience.retry,
                                     sleep=self.sleep,
+                                    first=first,
                                 )
                             else:
-                                ended = await self.invoker.invoke(tool, args, call, ctx)
+                                ended = first
                         finally:  # cancelled: no verdict, probes given back
                             resilience.settle(
                                 tool, held, ended, (time.perf_counter() - begun) * 1000
@@ -418,7 +420,7 @@ class Executor:
             refused = self.resilience.refusal(tool)
             if refused is not None:
                 return refused
-        return Admitted(tool, call, args)
+        return _admitted(Admitted, (tool, call, args, None))
 
     def _progress_after(self, ctx: ExecutionContext[Any]) -> ProgressCallback | None:
         """Who else hears a call's progress: the caller's `on_progress`. A call run from
@@ -491,6 +493,10 @@ class Executor:
                     )
                 )
         return outcome
+
+
+_admitted = tuple.__new__
+"""`Admitted(...)` minus its generated `__new__` (made on every call)."""
 
 
 def _gated(checked: Admitted, passed: Result[object | None, ToolError]) -> Admitted | ToolError:

@@ -181,9 +181,11 @@ async def with_retries(
     settings: RetrySettings,
     *,
     sleep: Callable[[float], Awaitable[None]] | None = None,
+    first: Result[object, ToolError] | None = None,
 ) -> tuple[Result[object, ToolError], int]:
     """Run `attempt` until it succeeds, fails in a way retrying cannot help, or the
-    attempts run out; returns the last result and how many attempts were made."""
+    attempts run out; returns the last result and how many attempts were made. `first`:
+    the result of a first attempt made already (tenacity is entered only after a failure)."""
     retrying = tenacity.AsyncRetrying(
         stop=tenacity.stop_after_attempt(settings.attempts),
         wait=tenacity.wait_exponential_jitter(
@@ -196,8 +198,11 @@ async def with_retries(
     attempts = 0
 
     async def counted() -> Result[object, ToolError]:
-        nonlocal attempts
+        nonlocal attempts, first
         attempts += 1
+        if first is not None:
+            made, first = first, None
+            return made
         return await attempt()
 
     result: Result[object, ToolError] = await retrying(counted)
@@ -367,10 +372,11 @@ class Resilience:
         result: Result[object, ToolError] | None = None
         begun = time.perf_counter()
         try:
-            if self.retries(tool):
-                result, attempts = await with_retries(attempt, self.retry, sleep=sleep)
+            first = await attempt()
+            if type(first) is not Success and self.retries(tool):
+                result, attempts = await with_retries(attempt, self.retry, sleep=sleep, first=first)
             else:
-                result, attempts = await attempt(), 1
+                result, attempts = first, 1
             return result, attempts
         finally:  # cancelled: no verdict, probes given back
             self.settle(tool, held, result, (time.perf_counter() - begun) * 1000)

@@ -12,7 +12,7 @@ from returns.result import Success
 
 from toolrail import ExecutionContext, ToolCall
 from toolrail.core._slots import constructor, fast_init
-from toolrail.core.call import ToolOutcome
+from toolrail.core.call import ToolOutcome, success
 from toolrail.recording.events import ToolCompleted, ToolStarted
 
 
@@ -96,3 +96,41 @@ def test_a_constructor_sets_the_fields_and_skips_only_post_init() -> None:
     assert Checked(text="as given").text == "AS GIVEN"  # the class itself still checks
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.n = 2  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("value", [None, 0, "x", [1], Success(2), {"a": (1,)}])
+def test_success_is_returns_own_success(value: object) -> None:
+    made = success(value)
+    assert type(made) is Success
+    assert made == Success(value)
+    if not isinstance(value, list | dict):
+        assert hash(made) == hash(Success(value))
+    assert repr(made) == repr(Success(value))
+    assert made.unwrap() is value
+    match made:
+        case Success(inner):
+            assert inner is value
+        case _:  # pragma: no cover
+            pytest.fail("not matched as a Success")
+    with pytest.raises(AttributeError):
+        made._inner_value = 1  # immutable, as returns makes it
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _TeamContext(ExecutionContext[None]):
+    team: str = "blue"
+
+
+def test_a_context_made_for_a_call_is_a_copy_with_the_call_and_of_the_same_kind() -> None:
+    outer = _TeamContext(agent="a", team="red", permissions=frozenset({"fs:read"}))
+    outer.attach(left="over")
+    inner = outer.for_call("c1")
+    assert type(inner) is _TeamContext
+    assert (inner.team, inner.agent, inner.permissions) == ("red", "a", frozenset({"fs:read"}))
+    assert (inner.call_id, inner.call_stack, inner.attached) == ("c1", ("c1",), {})
+    nested = inner.for_call("c2")
+    assert nested.call_stack == ("c1", "c2")
+    assert (outer.call_id, outer.call_stack) == (None, ())  # the original is untouched
+    inner.attach(rows=1)
+    assert outer.attached == {"left": "over"}
+    assert nested.attached == {}

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import types
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 
@@ -29,6 +31,24 @@ def is_result(value: object) -> bool:
         if len(_RESULT_CLASSES) < 4096:
             _RESULT_CLASSES[kind] = known
     return known
+
+
+_V = TypeVar("_V")
+_new = object.__new__
+_inner_value = getattr(Success, "_inner_value", None)  # returns' one slot (on BaseContainer)
+_set_inner_value = (
+    _inner_value.__set__ if isinstance(_inner_value, types.MemberDescriptorType) else None
+)
+
+
+def success(value: _V) -> Success[_V]:
+    """`Success(value)` for the call path: returns' own constructor goes through two
+    `__init__`s and `object.__setattr__`, about three times the cost of setting its slot."""
+    if _set_inner_value is None:  # pragma: no cover - a returns laid out otherwise
+        return Success(value)
+    made: Success[_V] = _new(Success)
+    _set_inner_value(made, value)
+    return made
 
 
 def _new_call_id() -> str:

@@ -71,15 +71,15 @@ class ExecutionContext(Generic[DepsT]):
         self, call_id: str, on_progress: ProgressCallback | None = None
     ) -> ExecutionContext[DepsT]:
         """This context for one call (the executor's hot path: cheaper than `replace`)."""
-        copy = _new(ExecutionContext)
-        fields = copy.__dict__
-        fields.update(self.__dict__)
+        fields = self.__dict__.copy()
         fields["call_id"] = call_id
         fields["_attached"] = None  # each call attaches its own metadata
         if self.call_id != call_id:  # a call made from inside another call nests under it
             fields["call_stack"] = (*self.call_stack, call_id)
         if on_progress is not None:
             fields["on_progress"] = on_progress
+        copy = _new(type(self))
+        _set(copy, "__dict__", fields)  # one dict, not a new one filled key by key
         return copy
 
     def attach(self, **metadata: object) -> None:
@@ -110,3 +110,4 @@ class ExecutionContext(Generic[DepsT]):
 
 
 _new = object.__new__
+_set = object.__setattr__

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar, get_origin, get_type_hints, overload
 
 import pydantic
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
-from toolrail.core.call import is_result
+from toolrail.core.call import is_result, success
 from toolrail.core.context import ExecutionContext
 from toolrail.core.docstrings import parse_docstring
 from toolrail.core.errors import ExecutionFailed, ToolError
@@ -285,7 +285,7 @@ def _plain(
             ok, value = await _in_worker(fn, **kwargs)
             if not ok:
                 return Failure(ExecutionFailed.from_exception(value))
-            return value if is_result(value) else Success(value)
+            return value if is_result(value) else success(value)
         try:
             value = await fn(**kwargs)
         except (KeyboardInterrupt, asyncio.CancelledError):
@@ -293,6 +293,6 @@ def _plain(
         except BaseException as error:  # SystemExit, GeneratorExit, ...: the tool failed
             return Failure(ExecutionFailed.from_exception(error))
         # a plain function may still return a Result itself: pass it through
-        return value if is_result(value) else Success(value)
+        return value if is_result(value) else success(value)
 
     return ParameterSchema.from_model(model), execute
