@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import inspect
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from pydantic import BaseModel
@@ -469,3 +470,50 @@ async def test_a_call_cancelled_while_waiting_to_retry_gives_its_probe_back() ->
         await probe
     assert executor.circuit_state("lookup") == "half_open"
     assert resilience.take(lookup) != ()  # the probe is free to take again
+
+
+async def test_an_attempt_that_is_no_result_is_made_once() -> None:
+    """`Resilience.run` retries only a failure: an `attempt` that breaks the contract (answers
+    None) is not made again."""
+    lookup, _ = _failing_read(0)
+    made: list[int] = []
+
+    async def attempt() -> Any:
+        made.append(1)
+
+    resilience = Resilience(retry=RetrySettings(attempts=3, jitter_s=0))
+    result, attempts = await resilience.run(lookup, attempt)
+    assert (cast(object, result), attempts) == (None, 1)
+    assert made == [1]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _TokenContext(ExecutionContext[None]):
+    token: dataclasses.InitVar[str]
+    user: str = ""
+
+    def __post_init__(self, token: str) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "user", token.upper())
+
+
+async def test_a_tool_passes_on_or_derives_from_a_context_of_a_subclass() -> None:
+    """A subclass whose construction needs more than its fields: a tool still runs a batch
+    with its ctx (`run_many` derives a batch context) and derives contexts of its own."""
+    executor: Executor
+
+    @tool
+    async def leaf() -> str:
+        """A leaf."""
+        return "leaf"
+
+    @tool
+    async def fan_out(ctx: ExecutionContext) -> str:
+        """Run two leaves, then derive a context for a phase."""
+        outcomes = await executor.run_many([ToolCall(name="leaf"), ToolCall(name="leaf")], ctx)
+        phase = dataclasses.replace(ctx, phase="inner").phase
+        return ",".join([*(str(o.result.unwrap()) for o in outcomes), str(phase)])
+
+    executor = Executor(ToolRegistry([leaf, fan_out]))
+    outcome = await executor.run(ToolCall(name="fan_out"), _TokenContext(agent="a", token="x"))
+    assert outcome.result == Success("leaf,leaf,inner")

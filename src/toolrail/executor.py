@@ -345,7 +345,7 @@ class Executor:
                         begun = time.perf_counter()
                         try:
                             first = await self.invoker.invoke(tool, args, call, ctx)
-                            if type(first) is not Success and resilience.retries(tool):
+                            if type(first) is Failure and resilience.retries(tool):
                                 ended, attempts = await with_retries(
                                     lambda: self.invoker.invoke(tool, args, call, ctx),
                                     resilience.retry,

@@ -373,7 +373,7 @@ class Resilience:
         begun = time.perf_counter()
         try:
             first = await attempt()
-            if type(first) is not Success and self.retries(tool):
+            if type(first) is Failure and self.retries(tool):
                 result, attempts = await with_retries(attempt, self.retry, sleep=sleep, first=first)
             else:
                 result, attempts = first, 1

@@ -78,7 +78,7 @@ class ExecutionContext(Generic[DepsT]):
             fields["call_stack"] = (*self.call_stack, call_id)
         if on_progress is not None:
             fields["on_progress"] = on_progress
-        copy = _new(type(self))
+        copy = _new(ExecutionContext)
         _set(copy, "__dict__", fields)  # one dict, not a new one filled key by key
         return copy
 
