@@ -32,6 +32,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple, assert_never
 
@@ -334,7 +335,7 @@ class Executor:
                     if self._own_run:
                         result, attempts = await resilience.run(
                             tool,
-                            lambda: self.invoker.invoke(tool, args, call, ctx),
+                            partial(self.invoker.invoke, tool, args, call, ctx),
                             sleep=self.sleep,
                         )
                         attempts = max(attempts, 1)
@@ -347,7 +348,9 @@ class Executor:
                             first = await self.invoker.invoke(tool, args, call, ctx)
                             if type(first) is Failure and resilience.retries(tool):
                                 ended, attempts = await with_retries(
-                                    lambda: self.invoker.invoke(tool, args, call, ctx),
+                                    # not a lambda: a closure would make cells of
+                                    # these names for every call, not only this one
+                                    partial(self.invoker.invoke, tool, args, call, ctx),
                                     resilience.retry,
                                     sleep=self.sleep,
                                     first=first,
