@@ -116,14 +116,10 @@ class Invoker:
         ends at once. Any other cancellation (the caller's, or a cancel scope inside the
         body) is the body's to handle, as under a plain `await`."""
         timeout_s = tool.timeout_s or self.default_timeout_s
-        expired = False
-
-        def expire() -> None:
-            nonlocal expired
-            expired = True
-            waiter.cancel()
-
-        timer = self._deadlines.add(timeout_s, expire) if timeout_s else None
+        deadline, timer = None, None
+        if timeout_s:
+            deadline = _Deadline(waiter)
+            timer = self._deadlines.add(timeout_s, deadline)
         self._running[call.id] = waiter
         try:
             foreign = False  # a cancellation that is not ours went into the body
@@ -134,6 +130,7 @@ class Invoker:
                     sent = yield waiting_on
                 except asyncio.CancelledError as stop:
                     requested = call.id in self._cancel_requested
+                    expired = deadline is not None and deadline.expired
                     if expired or requested:  # ours: the call ends now, whatever the body does
                         self._stop(tool.name, body, stop, context)
                         if waiter.uncancel() > 0:
@@ -176,8 +173,8 @@ class Invoker:
                         raise asyncio.CancelledError from None  # the caller's wins
                     return Failure(ExecutionFailed.from_exception(error))
         finally:
-            if timer is not None:
-                self._deadlines.remove(timer, expire)
+            if deadline is not None and timer is not None:
+                self._deadlines.remove(timer, deadline)
             if self._running.get(call.id) is waiter:
                 del self._running[call.id]
             self._cancel_requested.discard(call.id)
@@ -225,6 +222,22 @@ class Invoker:
         self._abandoned.discard(body)
         if not body.cancelled():
             body.exception()  # retrieved: no "exception was never retrieved" noise
+
+
+class _Deadline:
+    """One call's deadline, as its slot's timer fires it: cancel the task awaiting the call,
+    and say it was the deadline. (An object, not a closure: a closure's cells and function
+    would be three objects kept per waiting call, for the garbage collector to walk.)"""
+
+    __slots__ = ("expired", "waiter")
+
+    def __init__(self, waiter: asyncio.Task[Any]) -> None:
+        self.waiter = waiter
+        self.expired = False
+
+    def __call__(self) -> None:
+        self.expired = True
+        self.waiter.cancel()
 
 
 _Slot = tuple[asyncio.AbstractEventLoop, int]
