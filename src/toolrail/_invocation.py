@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, cast
 
 from returns.result import Failure, Result, Success
+from typing_extensions import TypeIs
 
 from toolrail._diagnostics import get_logger
 from toolrail.core.call import ToolCall
@@ -64,6 +65,15 @@ class Invoker:
         self, tool: AnyTool, args: object, call: ToolCall, ctx: ExecutionContext[Any]
     ) -> Result[object, ToolError]:
         """The tool's result, by its deadline; see the module docstring."""
+        began = self.begin(tool, args, call, ctx)
+        return began if answered(began) else await began
+
+    def begin(
+        self, tool: AnyTool, args: object, call: ToolCall, ctx: ExecutionContext[Any]
+    ) -> Result[object, ToolError] | Awaitable[Result[object, ToolError]]:
+        """`invoke`, begun now: the tool's result if its body ended without waiting, else
+        what to await for it (the executor's path: no coroutine of ours for a body that
+        does not wait, and none kept alive per call for one that does)."""
         try:
             started: object = tool.execute(args, ctx)  # a hand-made Tool may answer sync
         except KeyboardInterrupt:
@@ -93,11 +103,8 @@ class Invoker:
             return Failure(ExecutionFailed.from_exception(error))
         waiter = asyncio.current_task()
         if waiter is None:  # not in a task (cannot happen under asyncio): no deadline
-            return await _contained(tool.name, _resumed(body, waiting_on))
-        result: Result[object, ToolError] = await self._drive(
-            body, waiting_on, context, waiter, tool, call
-        )
-        return result
+            return _contained(tool.name, _resumed(body, waiting_on))
+        return self._drive(body, waiting_on, context, waiter, tool, call)
 
     @types.coroutine
     def _drive(
@@ -337,6 +344,13 @@ def _close(body: Body) -> None:
         raise
     except BaseException as error:
         log.warning("a tool body failed while it was closed", error_type=type(error).__name__)
+
+
+def answered(
+    began: Result[object, ToolError] | Awaitable[Result[object, ToolError]],
+) -> TypeIs[Result[object, ToolError]]:
+    """Whether `Invoker.begin` answered at once (its results are plain, never subclasses)."""
+    return type(began) is Success or type(began) is Failure
 
 
 def cancelled(by: str) -> Cancelled:

@@ -39,7 +39,7 @@ from typing import Any, NamedTuple, assert_never
 from returns.result import Failure, Result, Success
 
 from toolrail._diagnostics import get_logger
-from toolrail._invocation import Invoker, cancelled
+from toolrail._invocation import Invoker, answered, cancelled
 from toolrail._outputs import cap_output, fits
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome, make_outcome
 from toolrail.core.context import ExecutionContext, ProgressCallback
@@ -345,7 +345,8 @@ class Executor:
                         ended: Result[object, ToolError] | None = None
                         begun = time.perf_counter()
                         try:
-                            first = await self.invoker.invoke(tool, args, call, ctx)
+                            began = self.invoker.begin(tool, args, call, ctx)
+                            first = began if answered(began) else await began
                             if type(first) is Failure and resilience.retries(tool):
                                 ended, attempts = await with_retries(
                                     # not a lambda: a closure would make cells of
