@@ -114,33 +114,3 @@ def test_success_is_returns_own_success(value: object) -> None:
             pytest.fail("not matched as a Success")
     with pytest.raises(AttributeError):
         made._inner_value = 1  # immutable, as returns makes it
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class _TokenContext(ExecutionContext[None]):
-    """A context whose construction needs more than its fields (an InitVar)."""
-
-    token: dataclasses.InitVar[str]
-    user: str = ""
-
-    def __post_init__(self, token: str) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "user", token.upper())
-
-
-def test_a_context_made_for_a_call_is_a_copy_with_the_call() -> None:
-    outer = _TokenContext(agent="a", token="red", permissions=frozenset({"fs:read"}))
-    outer.attach(left="over")
-    inner = outer.for_call("c1")
-    assert (inner.agent, inner.permissions) == ("a", frozenset({"fs:read"}))
-    assert (inner.call_id, inner.call_stack, inner.attached) == ("c1", ("c1",), {})
-    nested = inner.for_call("c2")
-    assert nested.call_stack == ("c1", "c2")
-    assert (outer.call_id, outer.call_stack) == (None, ())  # the original is untouched
-    inner.attach(rows=1)
-    assert outer.attached == {"left": "over"}
-    assert nested.attached == {}
-    # a plain ExecutionContext (a subclass's __init__ may need what its fields do not hold),
-    # which a tool may still derive from as usual
-    assert type(inner) is ExecutionContext
-    assert dataclasses.replace(inner, phase="inner").call_id == "c1"

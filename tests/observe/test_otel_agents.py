@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
@@ -23,15 +21,6 @@ pytestmark = pytest.mark.anyio
 def lookup(city: str) -> str:
     """Weather for a city."""
     return f"{city}: 4°C"
-
-
-@pytest.fixture
-def spans() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    yield provider, exporter
-    provider.shutdown()
 
 
 def _named(exporter: InMemorySpanExporter, prefix: str) -> list[ReadableSpan]:

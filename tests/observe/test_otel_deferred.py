@@ -15,7 +15,6 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import (
     Decision,
@@ -29,6 +28,8 @@ from returns.result import Success
 
 from toolrail import ExecutionContext, Executor, ToolCall, ToolRegistry, tool
 from toolrail.observe.otel import OtelSink
+
+from .conftest import recording_provider
 
 pytestmark = pytest.mark.anyio
 
@@ -48,12 +49,6 @@ async def traced(steps: int, ctx: ExecutionContext[TracerProvider | None]) -> st
     return "done"
 
 
-def _provider(exporter: InMemorySpanExporter, **options: object) -> TracerProvider:
-    provider = TracerProvider(**options)  # type: ignore[arg-type]
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return provider
-
-
 @pytest.fixture(autouse=True)
 def fresh() -> Iterator[None]:
     SEEN.clear()
@@ -68,7 +63,7 @@ def _by_name(exporter: InMemorySpanExporter) -> dict[str, ReadableSpan]:
 async def test_the_tool_runs_under_the_ids_of_its_exported_span() -> None:
     """What the tool saw as its span is the span exported; its own span is that one's child."""
     exporter = InMemorySpanExporter()
-    provider = _provider(exporter)
+    provider = recording_provider(exporter)
     sink = OtelSink(provider)
     executor = Executor(ToolRegistry([traced]), sinks=[sink])
     outcome = await executor.run(
@@ -115,7 +110,7 @@ async def test_an_unsampled_call_is_no_span_and_tells_its_children_so() -> None:
     """ParentBased(TraceIdRatioBased(0)): no tool span, the tool's context is not sampled,
     and so its own span is not recorded either."""
     exporter = InMemorySpanExporter()
-    provider = _provider(exporter, sampler=ParentBased(TraceIdRatioBased(0.0)))
+    provider = recording_provider(exporter, sampler=ParentBased(TraceIdRatioBased(0.0)))
     sink = OtelSink(provider)
     executor = Executor(ToolRegistry([traced]), sinks=[sink])
     outcome = await executor.run(
@@ -134,7 +129,7 @@ async def test_a_sampled_parent_is_followed_by_a_parent_based_sampler() -> None:
     """Under a sampled remote parent, ParentBased(ratio 0) samples the call: it is exported
     in the parent's trace, as the parent's child."""
     exporter = InMemorySpanExporter()
-    provider = _provider(exporter, sampler=ParentBased(TraceIdRatioBased(0.0)))
+    provider = recording_provider(exporter, sampler=ParentBased(TraceIdRatioBased(0.0)))
     sink = OtelSink(provider)
     executor = Executor(ToolRegistry([traced]), sinks=[sink])
     remote = trace.SpanContext(
@@ -169,7 +164,7 @@ def noop(n: int) -> int:
 
 async def test_flush_loses_nothing_from_many_concurrent_calls() -> None:
     exporter = InMemorySpanExporter()
-    provider = _provider(exporter)
+    provider = recording_provider(exporter)
     sink = OtelSink(provider)
     executor = Executor(ToolRegistry([noop]), sinks=[sink])
     for _ in range(3):
@@ -247,7 +242,7 @@ async def test_a_raising_processor_never_breaks_a_call(
     at: str, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
     exporter = InMemorySpanExporter()
-    provider = _provider(exporter)
+    provider = recording_provider(exporter)
     provider.add_span_processor(Raising(at))
     sink = OtelSink(provider)
     executor = Executor(ToolRegistry([noop]), sinks=[sink])
@@ -322,7 +317,11 @@ async def test_a_span_starts_with_every_attribute_it_ends_with(sampler: Sampler 
     """Built after the call, a tool span is given all its attributes when it starts (the
     sampler's own among them): a processor's `on_start` sees what is exported."""
     exporter = InMemorySpanExporter()
-    provider = _provider(exporter) if sampler is None else _provider(exporter, sampler=sampler)
+    provider = (
+        recording_provider(exporter)
+        if sampler is None
+        else recording_provider(exporter, sampler=sampler)
+    )
     at_start = AtStart()
     provider.add_span_processor(at_start)
     sink = OtelSink(provider, record_content=True)

@@ -11,14 +11,15 @@ from collections.abc import Iterator
 import pytest
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON
 
 from toolrail import ExecutionContext, Executor, ToolCall, ToolRegistry, tool
 from toolrail.observe.otel import OtelSink
+
+from .conftest import recording_provider
 
 pytestmark = pytest.mark.anyio
 
@@ -37,12 +38,6 @@ def fresh() -> Iterator[None]:
     SEEN.clear()
     yield
     SEEN.clear()
-
-
-def _provider(exporter: InMemorySpanExporter, **options: object) -> TracerProvider:
-    provider = TracerProvider(**options)  # type: ignore[arg-type]
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return provider
 
 
 def _remote(trace_id: int, span_id: int, flags: int, state: str = "") -> otel_context.Context:
@@ -76,7 +71,7 @@ async def test_parents_changing_between_calls_are_each_followed() -> None:
     trace state, root again: each call is the child its parent's context says, under the
     default sampler (ParentBased(ALWAYS_ON)), which is never asked on the call path."""
     exporter = InMemorySpanExporter()
-    provider = _provider(exporter)
+    provider = recording_provider(exporter)
     sink = OtelSink(provider)
     executor = Executor(ToolRegistry([seen]), sinks=[sink])
     sampled = trace.TraceFlags.SAMPLED | trace.TraceFlags.RANDOM_TRACE_ID
@@ -120,7 +115,7 @@ async def test_the_sdks_random_ids_are_drawn_from_random_as_the_sdk_draws_them()
     """With the SDK's own RandomIdGenerator the ids come from `random`, as the SDK's do:
     seeding it makes them repeat; they are valid, and distinct from call to call."""
     exporter = InMemorySpanExporter()
-    provider = _provider(exporter)
+    provider = recording_provider(exporter)
     sink = OtelSink(provider)
     executor = Executor(ToolRegistry([seen]), sinks=[sink])
     parent = _remote(0xC1, 0xC2, trace.TraceFlags.SAMPLED)
@@ -179,7 +174,7 @@ async def test_an_id_generator_of_ones_own_gives_every_id(sampler: object) -> No
     options: dict[str, object] = {"id_generator": Counting()}
     if sampler is not None:
         options["sampler"] = sampler
-    provider = _provider(exporter, **options)
+    provider = recording_provider(exporter, **options)
     sink = OtelSink(provider)
     executor = Executor(ToolRegistry([seen]), sinks=[sink])
     await _call(executor, 1)
@@ -199,7 +194,7 @@ async def test_a_sampler_set_on_the_tracer_after_the_sink_was_made_is_asked() ->
     """The tracer's sampler is read at each call: replaced by one that samples nothing,
     the calls after are neither spans nor sampled for what runs under them."""
     exporter = InMemorySpanExporter()
-    provider = _provider(exporter)
+    provider = recording_provider(exporter)
     sink = OtelSink(provider)
     executor = Executor(ToolRegistry([seen]), sinks=[sink])
     await _call(executor, 1)

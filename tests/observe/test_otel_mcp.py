@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from returns.result import Success
 
@@ -26,15 +24,6 @@ SERVER = McpServerConfig(
     timeout_s=10,
     stderr="discard",
 )
-
-
-@pytest.fixture
-def spans() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    yield provider, exporter
-    provider.shutdown()
 
 
 def _span(exporter: InMemorySpanExporter, name: str) -> ReadableSpan:
