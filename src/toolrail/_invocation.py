@@ -7,7 +7,11 @@ cancelled, which throws into the body, and the call ends *at once*: a body that 
 cancellation and waits again goes on as a task of its own, abandoned — nobody waits for it.
 Any other cancellation — the caller's, or a cancel scope inside the body (`asyncio.timeout`,
 anyio's, as httpx and the MCP SDK use them) — is the body's to handle, as under a plain
-`await`; the caller's propagates once the body ends, at the latest at the deadline.
+`await`: the caller's propagates if the body lets it through, and at the latest at the
+deadline. Whose a cancellation is, is read from the task's `cancelling()` count *relative
+to the call's start* (as `asyncio.timeout` reads it): a caller task that once swallowed a
+cancellation, or a `TaskGroup` that on Python 3.11 leaves the count raised, does not make a
+later failure or deadline look like the caller's. A deadline of `inf` is none.
 Deadlines share loop timers (see `_Deadlines`). What propagates out of `invoke` is only
 the caller's own cancellation and `KeyboardInterrupt`; whatever else a body raises (any
 `Exception`, `SystemExit`, `GeneratorExit`, other `BaseException`s) or returns instead of a
@@ -46,6 +50,8 @@ asyncio would let a `SystemExit` out of the event loop."""
 
 class Invoker:
     def __init__(self, default_timeout_s: float | None = None) -> None:
+        if default_timeout_s is not None and not default_timeout_s > 0:
+            raise ValueError(f"default_timeout_s must be positive or None, not {default_timeout_s}")
         self.default_timeout_s = default_timeout_s
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._cancel_requested: set[str] = set()
@@ -124,10 +130,11 @@ class Invoker:
         body) is the body's to handle, as under a plain `await`."""
         timeout_s = tool.timeout_s or self.default_timeout_s
         deadline, timer = None, None
-        if timeout_s:
+        if timeout_s and timeout_s != math.inf:
             deadline = _Deadline(waiter)
             timer = self._deadlines.add(timeout_s, deadline)
         self._running[call.id] = waiter
+        before = waiter.cancelling()  # more than this: the caller cancelled during the call
         try:
             foreign = False  # a cancellation that is not ours went into the body
             step: Callable[[Any], Any]
@@ -140,7 +147,7 @@ class Invoker:
                     expired = deadline is not None and deadline.expired
                     if expired or requested:  # ours: the call ends now, whatever the body does
                         self._stop(tool.name, body, stop, context)
-                        if waiter.uncancel() > 0:
+                        if waiter.uncancel() > before:
                             raise  # the caller cancelled too
                         if requested:
                             return Failure(cancelled("a cancel request"))
@@ -151,9 +158,8 @@ class Invoker:
                             )
                         )
                     # The caller's cancellation, or a cancel scope inside the body
-                    # (`asyncio.timeout`, anyio) that will take it back: the body handles
-                    # it, as under a plain await; the caller's is raised when the body
-                    # ends — at the latest at the deadline.
+                    # (`asyncio.timeout`, anyio, a TaskGroup) that will take it back: the
+                    # body handles it, as under a plain await.
                     foreign = True
                     step, value = body.throw, stop
                 except GeneratorExit:  # the caller's task is being closed
@@ -166,18 +172,14 @@ class Invoker:
                 try:
                     waiting_on = context.run(step, value)
                 except StopIteration as finished:
-                    if foreign and waiter.cancelling():
-                        raise asyncio.CancelledError from None  # the caller's wins
                     return as_result(tool.name, finished.value)
                 except asyncio.CancelledError:
-                    if foreign and waiter.cancelling():
-                        raise  # the caller's own cancellation
+                    if foreign and waiter.cancelling() > before:
+                        raise  # the caller's own cancellation, let through
                     return Failure(cancelled("the tool itself"))
                 except KeyboardInterrupt:
                     raise
                 except BaseException as error:  # a tool's failure of any kind is a value
-                    if foreign and waiter.cancelling():
-                        raise asyncio.CancelledError from None  # the caller's wins
                     return Failure(ExecutionFailed.from_exception(error))
         finally:
             if deadline is not None and timer is not None:
