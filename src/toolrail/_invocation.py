@@ -250,6 +250,8 @@ class _Deadline:
 
 
 _Slot = tuple[asyncio.AbstractEventLoop, int]
+_Entry = tuple[asyncio.TimerHandle, set[Callable[[], None]], _Slot]
+"""A slot's timer, the deadlines it will fire, and the slot's key."""
 
 
 class _Deadlines:
@@ -263,20 +265,22 @@ class _Deadlines:
     GRAIN_S = 0.01
 
     def __init__(self) -> None:
-        self._slots: dict[_Slot, tuple[asyncio.TimerHandle, set[Callable[[], None]]]] = {}
+        self._slots: dict[_Slot, _Entry] = {}
         self._idle: _Slot | None = None
 
     def add(self, delay_s: float, expire: Callable[[], None]) -> _Slot:
+        """File `expire` under its slot; what `remove` needs back is the slot's own key (so a
+        waiting call keeps no tuple of its own alive)."""
         loop = asyncio.get_running_loop()
         slot = (loop, math.ceil((loop.time() + delay_s) / self.GRAIN_S))
         entry = self._slots.get(slot)
         if entry is None:
-            entry = (loop.call_at(slot[1] * self.GRAIN_S, self._fire, slot), set())
+            entry = (loop.call_at(slot[1] * self.GRAIN_S, self._fire, slot), set(), slot)
             self._slots[slot] = entry
         elif slot == self._idle:
             self._idle = None  # in use again
         entry[1].add(expire)
-        return slot
+        return entry[2]
 
     def remove(self, slot: _Slot, expire: Callable[[], None]) -> None:
         entry = self._slots.get(slot)
