@@ -334,3 +334,43 @@ def test_every_line_of_a_call_is_redacted_once_and_whole() -> None:
     assert updates[2].status == "failed"
     assert "bob:" in texts[2]
     assert updates[-1].terminator == "complete"
+
+
+SECRET_VALUE = "correcthorsebattery9f8e7d6c"
+
+
+@pytest.mark.parametrize(
+    "key", ["password", "api_key", "apiKey", "client_secret", "token", "X-Api-Key", "passphrase"]
+)
+async def test_a_secret_named_argument_never_names_the_call(key: str) -> None:
+    """Without `describe`, a line shows one argument: never one whose name says secret,
+    whatever it holds (a value no text pattern recognises)."""
+
+    @tool
+    def login(user: str = "", secret: str = "") -> str:
+        """Log in."""
+        return "ok"
+
+    handler, updates = collect()
+    executor = Executor(ToolRegistry([login]), sinks=[handler])
+    call = ToolCall(name="login", arguments={key: SECRET_VALUE, "user": "bob"}, id="c1")
+    await executor.run(call, CTX)
+    assert updates, "the call was narrated"
+    assert all(SECRET_VALUE not in update.text for update in updates)
+    assert describe_call("login", {key: SECRET_VALUE}) == "⚙️ login"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://admin:s3cr3tPassw0rd@db.example.com/x",
+        "http://admin:s3cr3tPassw0rd@db.example.com/x",
+        "postgres://admin:s3cr3tPassw0rd@db.example.com/x",
+    ],
+)
+def test_a_url_with_credentials_is_redacted_before_its_scheme_is_shortened(url: str) -> None:
+    handler, updates = collect()
+    handler(ToolStarted(call_id="c1", tool="fetch", context=CTX, arguments={"url": url}))
+    [update] = updates
+    assert "s3cr3tPassw0rd" not in update.text
+    assert "db.example.com" in update.text

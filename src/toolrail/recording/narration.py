@@ -1,6 +1,9 @@
 """Default one-line texts for tool calls and errors, when a tool has no `describe`.
 
 Never raises: arguments of any shape (broken JSON, lists, huge strings) get some text.
+Never shows an argument whose name says it is a secret (`password`, `api_key`, ... by the
+redaction policy's own test), and redacts a value before shortening it: the line is
+redacted whole again by whoever shows it, but a secret must not depend on that.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import orjson
 
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import InvalidArguments, TimedOut, ToolError
+from toolrail.core.redact import is_secret_key, redact_text
 
 _MAX = 60
 
@@ -73,11 +77,13 @@ def _as_mapping(arguments: RawArguments) -> Mapping[str, object]:
 
 
 def _pick(args: Mapping[str, object], keys: tuple[str, ...]) -> str:
-    """The most telling argument: a preferred key, else the first short scalar."""
+    """The most telling argument: a preferred key, else the first scalar not named secret."""
     for key in keys:
         if key in args:
             return _short(_text(args[key]))
-    for value in args.values():
+    for key, value in args.items():
+        if type(key) is not str or is_secret_key(key):
+            continue
         kind = type(value)
         if kind is int or kind is float:  # one word, no URL: only its length to check
             text = str(value)
@@ -93,7 +99,10 @@ def _text(value: object) -> str:
     if isinstance(value, list | tuple):
         return " ".join(str(v) for v in value)
     text = str(value)
-    return text.removeprefix("https://").removeprefix("http://") if "http" in text else text
+    if "http" not in text:
+        return text
+    # redacted first: the scheme's "://" is what marks a URL's credentials for the policy
+    return redact_text(text).removeprefix("https://").removeprefix("http://")
 
 
 def _short(text: str) -> str:
