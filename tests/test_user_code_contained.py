@@ -79,3 +79,35 @@ async def test_an_output_whose_repr_raises_anything_is_still_an_outcome() -> Non
         ToolCall(name="odd"), ExecutionContext()
     )
     assert isinstance(outcome.result, Success)
+
+
+class _Unprintable:
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+    __repr__ = __str__
+
+
+@pytest.mark.parametrize(
+    ("failure", "expected"),
+    [
+        (_Unprintable(), "<unprintable _Unprintable>"),
+        (ValueError("token sk-abcdefghijklmnopqrstuvwxyz"), "ValueError: token [REDACTED]"),
+        ("plain words", "plain words"),
+    ],
+)
+async def test_a_failure_that_is_not_a_tool_error_is_the_tools_failure(
+    failure: object, expected: str
+) -> None:
+    """`Failure(x)` where x is no ToolError is the tool's failure (ExecutionFailed), whatever
+    x's text does: never an InternalError, never a secret."""
+
+    @tool
+    async def odd() -> object:
+        """Fail oddly."""
+        return Failure(failure)
+
+    outcome = await Executor(ToolRegistry([odd])).run(ToolCall(name="odd"), ExecutionContext())
+    error = outcome.result.failure()
+    assert error.kind == "execution_failed"
+    assert error.message.startswith(expected)

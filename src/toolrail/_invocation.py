@@ -359,6 +359,14 @@ def answered(
     return type(began) is Success or type(began) is Failure
 
 
+def _text_of(value: object) -> str:
+    """`str(value)`, or what it is when its `__str__` raises (the tool's failure still)."""
+    try:
+        return str(value)
+    except Exception:
+        return f"<unprintable {type(value).__name__}>"
+
+
 def cancelled(by: str) -> Cancelled:
     return Cancelled(message=f"the call was cancelled by {by} before it finished")
 
@@ -372,8 +380,10 @@ def as_result(name: str, returned: object) -> Result[object, ToolError]:
             return Success(returned.unwrap())
         case Failure(ToolError() as error):
             return Failure(error)
+        case Failure(BaseException() as error):  # its type and where it was raised
+            return Failure(ExecutionFailed.from_exception(error))
         case Failure(other):
-            return Failure(ExecutionFailed(message=str(other)))
+            return Failure(ExecutionFailed(message=_text_of(other)))
         case _:
             return Failure(
                 ExecutionFailed(
