@@ -7,7 +7,9 @@ Attributes: `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`,
 carry `toolrail.mcp.server` (and `toolrail.mcp.tool`, the server's own name for it, when the
 sink is given the `McpHub`; without it the server is read from the `mcp__<server>__<tool>`
 name, as sanitised there). Arguments and results (`gen_ai.tool.call.arguments`,
-`gen_ai.tool.call.result`) are recorded only with `record_content=True`, redacted.
+`gen_ai.tool.call.result`) are recorded only with `record_content=True`, as the JSONL call
+log records them: made JSON data the same way (JSON text parsed; dataclasses, pydantic
+models, sets, bytes converted), then redacted and cut to 8 KiB by the one policy (`cut`).
 
 Passed to an `Orchestrator(observer=...)` too, the sink opens one `invoke_agent {agent}` span
 per agent's stretch of turns (`gen_ai.operation.name`, `gen_ai.agent.name`,
@@ -63,8 +65,10 @@ from returns.result import Success
 
 from toolrail._batches import BackgroundBatches, flush_at_exit_first
 from toolrail._diagnostics import get_logger
+from toolrail._jsonish import to_json_value
+from toolrail.core.call import RawArguments
 from toolrail.core.context import ExecutionContext
-from toolrail.core.redact import redact, redact_text
+from toolrail.core.redact import cut, redact, redact_text
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
 from toolrail.recording.events import (
     CircuitStateChanged,
@@ -79,6 +83,7 @@ from toolrail.recording.events import (
     ToolStarted,
     ToolUnregistered,
 )
+from toolrail.recording.jsonl import _arguments
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.sampling import SamplingResult
@@ -342,11 +347,11 @@ class OtelSink:
                 self._attributes(opened) if sampling is None else dict(sampling.attributes or {})
             )
             if self.record_content and isinstance(opened, ToolStarted):
-                attributes["gen_ai.tool.call.arguments"] = _content(opened.arguments)
+                attributes["gen_ai.tool.call.arguments"] = _arguments_content(opened.arguments)
             if isinstance(finished, ToolFailed):
                 attributes["error.type"] = finished.error.kind
             elif self.record_content and isinstance(finished.outcome.result, Success):
-                attributes["gen_ai.tool.call.result"] = _content(finished.outcome.result.unwrap())
+                attributes["gen_ai.tool.call.result"] = _result_content(finished.outcome.result)
             attributes["toolrail.attempts"] = finished.outcome.attempts
             span = builder.start(record, attributes)
             for at, progress, total in reports or ():
@@ -380,7 +385,8 @@ class OtelSink:
                 if event.source == "mcp":
                     span.set_attributes(self._mcp_marks(event.tool))
                 if self.record_content:
-                    span.set_attribute("gen_ai.tool.call.arguments", _content(event.arguments))
+                    arguments = _arguments_content(event.arguments)
+                    span.set_attribute("gen_ai.tool.call.arguments", arguments)
                 token = otel_context.attach(trace.set_span_in_context(span))
                 self._spans[(event.conversation_id, event.call_id)] = (span, token)
             case ToolProgress():
@@ -445,7 +451,7 @@ class OtelSink:
             span.set_attribute("error.type", event.error.kind)
             span.set_status(trace.Status(trace.StatusCode.ERROR, str(redact(event.error.message))))
         elif self.record_content and isinstance(event.outcome.result, Success):
-            span.set_attribute("gen_ai.tool.call.result", _content(event.outcome.result.unwrap()))
+            span.set_attribute("gen_ai.tool.call.result", _result_content(event.outcome.result))
         span.set_attribute("toolrail.attempts", event.outcome.attempts)
         span.end()
 
@@ -535,6 +541,19 @@ def _under_default_sampler(parent: otel_context.Context) -> _Parent:
     return (parent, above.trace_id, flags, above.trace_state, sampled)
 
 
-def _content(value: object) -> str:
-    text = orjson.dumps(redact(value), default=str).decode()
-    return text if len(text) <= _MAX_CONTENT else text[:_MAX_CONTENT] + "…[truncated]"
+def _arguments_content(raw: RawArguments) -> str:
+    """A call's arguments as the call log records them (`JsonlCallLog.entry`'s `args`):
+    JSON text or bytes parsed, any other value made JSON data, then redacted and cut."""
+    return _recorded(_arguments(raw))
+
+
+def _result_content(result: Success[object]) -> str:
+    """A call's output as the call log records it (`output`): made JSON data as the log
+    makes it (dataclasses, pydantic models, sets, bytes, ...), then redacted and cut."""
+    return _recorded(to_json_value(result.unwrap()))
+
+
+def _recorded(data: object) -> str:
+    """JSON data, redacted and cut to `_MAX_CONTENT` bytes by the one policy (`cut`), as
+    JSON text."""
+    return orjson.dumps(cut(data, _MAX_CONTENT)).decode()
