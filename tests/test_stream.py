@@ -374,3 +374,47 @@ def test_a_url_with_credentials_is_redacted_before_its_scheme_is_shortened(url: 
     [update] = updates
     assert "s3cr3tPassw0rd" not in update.text
     assert "db.example.com" in update.text
+
+
+async def test_a_call_id_used_again_by_a_later_call_is_a_new_call() -> None:
+    """Models repeat ids ("call_1" every turn): each call gets its own lines; only news of
+    the very call that ended (its own context) is dropped as late."""
+
+    @tool
+    def echo(x: int) -> int:
+        """Echo."""
+        return x
+
+    handler, updates = collect()
+    executor = Executor(ToolRegistry([echo]), sinks=[handler])
+    for x in range(3):
+        await executor.run(ToolCall(name="echo", arguments={"x": x}, id="call_1"), CTX)
+    finals = [u.text for u in updates if u.finished]
+    assert [text.split(" (")[0] for text in finals] == [f"✔ ⚙️ echo: {x}" for x in range(3)]
+    assert handler.active() == []
+
+
+async def test_calls_sharing_an_id_in_one_batch_each_end_with_a_final_line() -> None:
+    @tool
+    async def nap(n: int) -> int:
+        """Sleep n hundredths of a second."""
+        await asyncio.sleep(n / 100)
+        return n
+
+    handler, updates = collect()
+    executor = Executor(ToolRegistry([nap]), sinks=[handler])
+    calls = [ToolCall(name="nap", arguments={"n": n}, id="call_1") for n in (1, 3)]
+    await executor.run_many(calls, CTX)
+    assert len([u for u in updates if u.finished]) == 2
+    assert handler.active() == []
+
+
+def test_late_news_of_an_ended_call_is_still_dropped() -> None:
+    handler, updates = collect()
+    ctx = CTX.for_call("c")
+    handler(ToolStarted(call_id="c", tool="read_path", context=ctx, arguments={"path": "a"}))
+    done = outcome("c", "read_path", Success("x"))
+    handler(ToolCompleted(call_id="c", tool="read_path", context=ctx, outcome=done))
+    handler(ToolProgress(call_id="c", tool="read_path", context=ctx, progress=1, total=2))
+    handler(ToolCompleted(call_id="c", tool="read_path", context=ctx, outcome=done))
+    assert [u.status for u in updates] == ["running", "completed"]

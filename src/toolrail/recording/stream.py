@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -20,7 +21,8 @@ from returns.result import Failure, Success
 
 from toolrail._diagnostics import get_logger
 from toolrail.core._slots import constructor
-from toolrail.core.call import RawArguments, ToolOutcome
+from toolrail.core.call import RawArguments
+from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ToolError
 from toolrail.core.redact import redact_text
@@ -98,7 +100,7 @@ class ToolStreamHandler:
         self._queues: list[asyncio.Queue[ProgressUpdate | None]] = []
         self._queue_size = queue_size
         self._active: dict[str, ProgressUpdate] = {}
-        self._finished: OrderedDict[str, None] = OrderedDict()
+        self._finished: OrderedDict[str, weakref.ref[ExecutionContext]] = OrderedDict()
         self._health = health
 
     def __call__(self, event: ToolEvent) -> None:
@@ -142,7 +144,7 @@ class ToolStreamHandler:
         match event:  # the cases of every call first: each class pattern is an isinstance
             case ToolStarted():
                 current = self._active.get(event.call_id)
-                if event.call_id in self._finished or (current and current.status == "running"):
+                if self._ended(event) or (current and current.status == "running"):
                     return []
                 text = event.description or describe_call(
                     event.tool, event.arguments, read_only=event.read_only, source=event.source
@@ -151,16 +153,16 @@ class ToolStreamHandler:
                     self._begin(event.call_id, event.tool, event.agent, "running", text, event.at)
                 ]
             case ToolCompleted() | ToolFailed():
-                if event.call_id in self._finished:
+                if self._ended(event):
                     return []
                 started = self._ensure_started(
                     event.call_id, event.tool, event.agent, event.outcome.call.arguments, event.at
                 )
                 timed_out = isinstance(event, ToolFailed) and event.timed_out
                 health = self._health.health(event.tool) if self._health is not None else None
-                return [*started, self._end(event.call_id, event.outcome, timed_out, health)]
+                return [*started, self._end(event, timed_out, health)]
             case ToolProgress():
-                if event.call_id in self._finished:
+                if self._ended(event):
                     return []
                 started = self._ensure_started(
                     event.call_id, event.tool, event.agent, None, event.at
@@ -190,7 +192,7 @@ class ToolStreamHandler:
                 )
                 return [*started, update]
             case ToolCallRequested():
-                if event.call_id in self._active or event.call_id in self._finished:
+                if event.call_id in self._active or self._ended(event):
                     return []
                 text = f"💭 Preparing {event.tool}"
                 return [
@@ -228,11 +230,27 @@ class ToolStreamHandler:
         text = describe_call(tool, arguments)
         return [self._begin(call_id, tool, agent, "running", text, at)]
 
+    def _ended(
+        self, event: ToolStarted | ToolCompleted | ToolFailed | ToolProgress | ToolCallRequested
+    ) -> bool:
+        """Whether `event` is late news of a call that has ended: the same id *and* the same
+        call (its own per-call context). Models reuse ids ("call_1" every turn): a later call
+        with an ended call's id is a new call."""
+        ended = self._finished.get(event.call_id)
+        if ended is None:
+            return False
+        if ended() is event.context:
+            return True
+        del self._finished[event.call_id]  # the id now names another call
+        return False
+
     def _end(
-        self, call_id: str, outcome: ToolOutcome, timed_out: bool, health: Health | None
+        self, event: ToolCompleted | ToolFailed, timed_out: bool, health: Health | None
     ) -> ProgressUpdate:
-        begun = self._active.pop(call_id)
-        self._finished[call_id] = None
+        outcome = event.outcome
+        begun = self._active.pop(event.call_id)
+        # weakly: once no event holds the context, no late news of the call can come
+        self._finished[event.call_id] = weakref.ref(event.context)
         if len(self._finished) > _SEEN_LIMIT:
             self._finished.popitem(last=False)
         seconds = _duration(outcome.duration_ms)
