@@ -127,3 +127,81 @@ async def test_arguments_sent_as_json_text_or_bytes_are_redacted_as_data(
     (line,) = _log_lines(tmp_path)
     assert orjson.loads(recorded) == line["args"]
     assert orjson.loads(recorded)["host"] == "db"
+
+
+class Unprintable:
+    """An object whose str() and repr() raise."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+@tool
+def lone_surrogate() -> str:
+    """Text that is not valid UTF-8."""
+    return "a\udcffb"
+
+
+@tool
+def huge_int() -> int:
+    """An integer far past 64 bits."""
+    return 10**5000
+
+
+@tool
+def deep() -> object:
+    """Lists nested far deeper than JSON encoders (or repr) go."""
+    nested: list[object] = []
+    for _ in range(100_000):
+        nested = [nested]
+    return nested
+
+
+@tool
+def unprintable() -> object:
+    """An object whose str() raises."""
+    return Unprintable()
+
+
+@tool
+def echo(text: str) -> str:
+    """Echo the text."""
+    return "echoed"
+
+
+async def test_content_that_cannot_be_recorded_never_costs_the_span(
+    spans: tuple[TracerProvider, InMemorySpanExporter], tmp_path: Path
+) -> None:
+    """A lone surrogate (in a result, or in the arguments), an int over 64 bits, nesting
+    past any encoder, an object whose str() raises: each call still has its span (as it has
+    its log line), with content as the log records it; content that cannot be made at all
+    is left out, and `toolrail.record_error` says which and why, without the value."""
+    provider, exporter = spans
+    sink = OtelSink(provider, record_content=True)
+    tools = [lone_surrogate, huge_int, deep, unprintable, echo]
+    with JsonlCallLog(tmp_path) as log:
+        executor = Executor(ToolRegistry(tools), sinks=[sink, log])
+        for each in tools[:-1]:
+            await executor.run(ToolCall(name=each.name), ExecutionContext())
+        await executor.run(
+            ToolCall(name="echo", arguments={"text": "b\ud800c"}), ExecutionContext()
+        )
+    assert sink.flush()
+    by_tool = _by_tool(exporter)
+    assert set(by_tool) == {each.name for each in tools}
+    assert len(_log_lines(tmp_path)) == len(tools)
+    for name in ("huge_int", "deep", "unprintable"):  # recorded as the log records them
+        result = by_tool[name]["gen_ai.tool.call.result"]
+        assert isinstance(orjson.loads(str(result)), str), name
+    surrogate = by_tool["lone_surrogate"]
+    assert "gen_ai.tool.call.result" not in surrogate
+    assert surrogate["gen_ai.tool.call.arguments"] == "{}"
+    assert surrogate["toolrail.record_error"] == "gen_ai.tool.call.result: TypeError"
+    logged = {str(line["tool"]): line for line in _log_lines(tmp_path)}
+    echoed = by_tool["echo"]  # arguments JSON cannot hold: their repr, made valid text
+    assert orjson.loads(str(echoed["gen_ai.tool.call.arguments"])) == logged["echo"]["args"]
+    assert echoed["gen_ai.tool.call.result"] == '"echoed"'
+    assert "toolrail.record_error" not in echoed

@@ -10,6 +10,8 @@ name, as sanitised there). Arguments and results (`gen_ai.tool.call.arguments`,
 `gen_ai.tool.call.result`) are recorded only with `record_content=True`, as the JSONL call
 log records them: made JSON data the same way (JSON text parsed; dataclasses, pydantic
 models, sets, bytes converted), then redacted and cut to 8 KiB by the one policy (`cut`).
+Content that cannot be made at all (text with a lone surrogate) is left out, and
+`toolrail.record_error` names it and the error's type: it never costs the span.
 
 Passed to an `Orchestrator(observer=...)` too, the sink opens one `invoke_agent {agent}` span
 per agent's stretch of turns (`gen_ai.operation.name`, `gen_ai.agent.name`,
@@ -45,7 +47,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import Token
 from random import getrandbits
@@ -66,7 +68,6 @@ from returns.result import Success
 from toolrail._batches import BackgroundBatches, flush_at_exit_first
 from toolrail._diagnostics import get_logger
 from toolrail._jsonish import to_json_value
-from toolrail.core.call import RawArguments
 from toolrail.core.context import ExecutionContext
 from toolrail.core.redact import cut, redact, redact_text
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
@@ -94,6 +95,9 @@ if TYPE_CHECKING:
 log = get_logger("toolrail.observe.otel")
 
 _MAX_CONTENT = 8192
+_ARGUMENTS = "gen_ai.tool.call.arguments"
+_RESULT = "gen_ai.tool.call.result"
+_RECORD_ERROR = "toolrail.record_error"
 _LINGER_S = 0.02
 """Once woken, the writer waits this long (a flush hurries it) so a burst of calls is built
 in one go: a call only appends meanwhile, and one batch holds the GIL once, not per call."""
@@ -347,11 +351,11 @@ class OtelSink:
                 self._attributes(opened) if sampling is None else dict(sampling.attributes or {})
             )
             if self.record_content and isinstance(opened, ToolStarted):
-                attributes["gen_ai.tool.call.arguments"] = _arguments_content(opened.arguments)
+                _add_content(attributes, _ARGUMENTS, _arguments, opened.arguments)
             if isinstance(finished, ToolFailed):
                 attributes["error.type"] = finished.error.kind
             elif self.record_content and isinstance(finished.outcome.result, Success):
-                attributes["gen_ai.tool.call.result"] = _result_content(finished.outcome.result)
+                _add_content(attributes, _RESULT, to_json_value, finished.outcome.result.unwrap())
             attributes["toolrail.attempts"] = finished.outcome.attempts
             span = builder.start(record, attributes)
             for at, progress, total in reports or ():
@@ -385,8 +389,9 @@ class OtelSink:
                 if event.source == "mcp":
                     span.set_attributes(self._mcp_marks(event.tool))
                 if self.record_content:
-                    arguments = _arguments_content(event.arguments)
-                    span.set_attribute("gen_ai.tool.call.arguments", arguments)
+                    content: dict[str, AttributeValue] = {}
+                    _add_content(content, _ARGUMENTS, _arguments, event.arguments)
+                    span.set_attributes(content)
                 token = otel_context.attach(trace.set_span_in_context(span))
                 self._spans[(event.conversation_id, event.call_id)] = (span, token)
             case ToolProgress():
@@ -451,7 +456,9 @@ class OtelSink:
             span.set_attribute("error.type", event.error.kind)
             span.set_status(trace.Status(trace.StatusCode.ERROR, str(redact(event.error.message))))
         elif self.record_content and isinstance(event.outcome.result, Success):
-            span.set_attribute("gen_ai.tool.call.result", _result_content(event.outcome.result))
+            content: dict[str, AttributeValue] = {}
+            _add_content(content, _RESULT, to_json_value, event.outcome.result.unwrap())
+            span.set_attributes(content)
         span.set_attribute("toolrail.attempts", event.outcome.attempts)
         span.end()
 
@@ -541,19 +548,21 @@ def _under_default_sampler(parent: otel_context.Context) -> _Parent:
     return (parent, above.trace_id, flags, above.trace_state, sampled)
 
 
-def _arguments_content(raw: RawArguments) -> str:
-    """A call's arguments as the call log records them (`JsonlCallLog.entry`'s `args`):
-    JSON text or bytes parsed, any other value made JSON data, then redacted and cut."""
-    return _recorded(_arguments(raw))
-
-
-def _result_content(result: Success[object]) -> str:
-    """A call's output as the call log records it (`output`): made JSON data as the log
-    makes it (dataclasses, pydantic models, sets, bytes, ...), then redacted and cut."""
-    return _recorded(to_json_value(result.unwrap()))
-
-
-def _recorded(data: object) -> str:
-    """JSON data, redacted and cut to `_MAX_CONTENT` bytes by the one policy (`cut`), as
-    JSON text."""
-    return orjson.dumps(cut(data, _MAX_CONTENT)).decode()
+def _add_content(
+    attributes: dict[str, AttributeValue],
+    key: str,
+    as_data: Callable[[Any], object],
+    value: object,
+) -> None:
+    """`attributes[key]`: `value` as the JSONL call log records it — made JSON data by
+    `as_data` (the log's own: `_arguments` for a call's arguments, `to_json_value` for its
+    output), then redacted and cut to `_MAX_CONTENT` bytes by the one policy (`cut`), as
+    JSON text. Content that cannot be made (a lone surrogate, ...) is left out and named in
+    `toolrail.record_error`, with the error's type alone (its text may quote the value):
+    it never costs the span, nor the call on the call path."""
+    try:
+        attributes[key] = orjson.dumps(cut(as_data(value), _MAX_CONTENT)).decode()
+    except Exception as error:
+        note = f"{key}: {type(error).__name__}"
+        earlier = attributes.get(_RECORD_ERROR)
+        attributes[_RECORD_ERROR] = note if earlier is None else f"{earlier}; {note}"
