@@ -13,6 +13,7 @@ from mcp import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from toolrail import ExecutionContext, Executor, ToolAnnotations, ToolCall, ToolRegistry, tool
+from toolrail.core.errors import TransportError
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.observe.metrics import PrometheusSink, serve_metrics
 from toolrail.policy.budgets import Budget
@@ -199,3 +200,29 @@ async def test_serve_metrics_port_serves_the_metrics_of_served_calls(tmp_path: P
     samples = _samples(body.decode())
     assert samples[("toolrail_tool_calls_total", (("outcome", "ok"), ("tool", "greet")))] == 1
     assert samples[("toolrail_approvals_pending", ())] == 0
+
+
+async def test_tool_labels_are_registry_names_whatever_the_refusal() -> None:
+    """Names the registry does not hold are "<unknown>" whatever the error kind: under a
+    prefix a broken source claims (TransportError, not UnknownTool), a model's made-up
+    names (one with a key in it) add no series and show no text of theirs."""
+    registry = ToolRegistry([divide])
+    registry.claim(
+        "mcp__srv__", lambda name: TransportError(message="server srv is down", server="srv")
+    )
+    sink = PrometheusSink()
+    executor = Executor(registry, sinks=[sink])
+    ctx = ExecutionContext()
+    for i in range(20):
+        made_up = f"mcp__srv__made_up_{i}_sk-ant-api03-{'A' * 20}"
+        outcome = await executor.run(ToolCall(name=made_up, arguments={}), ctx)
+        assert isinstance(outcome.result.failure(), TransportError)
+    await executor.run(ToolCall(name="divide", arguments={"a": 4, "b": 2}), ctx)
+    text = sink.text().decode()
+    assert "made_up" not in text
+    assert "sk-ant" not in text
+    samples = _samples(text)
+    tools = {dict(labels).get("tool") for _, labels in samples} - {None}
+    assert tools == {"divide", "<unknown>"}
+    calls = "toolrail_tool_calls_total"
+    assert samples[(calls, (("outcome", "transport_error"), ("tool", "<unknown>")))] == 20

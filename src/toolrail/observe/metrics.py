@@ -12,8 +12,11 @@
     toolrail_budget_remaining{limit, scope}         calls left under each budget limit, the
                                                     tightest over conversations (with `gates`)
 
-Tool labels are registry names; a name no registry knows (a model's typo) is counted as
-"<unknown>", so a model cannot grow the label set.
+Tool labels are registry names, by construction: a call the executor found no tool for
+(its finished event's `source` is "unknown") is counted as "<unknown>", whatever the error
+— a model's typo (UnknownTool), a made-up name under a broken MCP server's prefix
+(TransportError), a name this agent may not call (NotAllowed) — so a model can neither grow
+the label set nor put its own text (a key it was shown) in a label.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ if TYPE_CHECKING:
     from toolrail.policy.gates import Gates
 
 UNKNOWN = "<unknown>"
+_NO_TOOL = "unknown"
+"""The `source` the executor gives the finished event of a call it found no tool for."""
 
 
 class PrometheusSink:
@@ -122,7 +127,8 @@ class PrometheusSink:
             case ToolCompleted() | ToolFailed():
                 result = event.outcome.result
                 failure = result.failure() if isinstance(result, Failure) else None
-                tool = UNKNOWN if isinstance(failure, UnknownTool) else event.tool
+                no_tool = event.source == _NO_TOOL or isinstance(failure, UnknownTool)
+                tool = UNKNOWN if no_tool else event.tool
                 self.calls.labels(tool, "ok" if failure is None else failure.kind).inc()
                 self.duration.labels(tool).observe(event.outcome.duration_ms / 1000)
                 if isinstance(event, ToolFailed) and event.timed_out:
