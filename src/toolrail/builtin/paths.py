@@ -34,6 +34,8 @@ from pathlib import Path, PurePosixPath
 
 from returns.result import Failure, Result, Success
 
+from toolrail.policy.normalise import slashed
+
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -52,7 +54,7 @@ def parts_of(requested: str) -> Result[tuple[str, ...], str]:
         return Failure("paths may not contain NUL bytes")
     if requested.startswith("~"):
         return Failure("'~' is not expanded; give a path relative to the project root")
-    pure = PurePosixPath(requested.replace("\\", "/"))
+    pure = PurePosixPath(slashed(requested))  # the rules read it so too
     if pure.is_absolute() or (len(requested) > 1 and requested[1] == ":"):
         return Failure(f"{requested!r} is absolute; give a path relative to the project root")
     if ".." in pure.parts:

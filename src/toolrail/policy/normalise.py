@@ -9,7 +9,8 @@ A command (a string, or an argv list) becomes its simple commands, each a list o
   `command`, `exec`, `sudo`, `doas`, `xargs`, `time`, `busybox`, `chrt`, `ionice`, `setsid`);
 - the program is its base name (`/bin/rm`, `./rm` → `rm`);
 - git's options before its subcommand are dropped (`git -C . -c k=v push` → `git push`);
-- words that are paths are normalised (`./.env`, `a/../.env` → `.env`; `dir/` → `dir`).
+- words that are paths are normalised (`./.env`, `a/../.env` → `.env`; `dir/` → `dir`), a
+  `\\` read as a separator, as the built-in openers read it (`.\\.env` → `.env`).
 
 Anything the split cannot be sure of — command or process substitution (`$(`, backticks,
 `<(`), redirections, subshells, unbalanced quotes — marks the command *unsure*: a rule may
@@ -425,17 +426,23 @@ def _is_assignment(word: str) -> bool:
     return bool(equals) and name.replace("_", "a").isalnum() and not name[:1].isdigit()
 
 
+def slashed(path: str) -> str:
+    """`path` with each of its separators written `/`: a `\\` separates too, as on Windows.
+    The one reading of a path, for the rules and the built-in openers (`builtin/paths.py`)."""
+    return path.replace("\\", "/")
+
+
 def path_word(word: str) -> str:
     """A word that is a relative or absolute path, normalised; other words as they are."""
+    text = slashed(word)
     if (
         word.startswith("-")
-        or "://" in word
-        or not ("/" in word or word.startswith("."))
+        or "://" in word  # a URL as written; `x:\\y` is a path (`x:/y`)
+        or not ("/" in text or text.startswith("."))
         or any(space.isspace() for space in word)  # a quoted phrase, not a path
     ):
         return word
-    normal = posixpath.normpath(word)
-    return normal if normal != "." or word in (".", "./") else word
+    return posixpath.normpath(text)
 
 
 def argument(key: str | None, value: str) -> str:
