@@ -22,7 +22,7 @@ the label set nor put its own text (a key it was shown) in a label.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 from wsgiref.simple_server import WSGIServer
 
 try:
@@ -52,6 +52,7 @@ from toolrail.recording.events import (
 )
 
 if TYPE_CHECKING:
+    from toolrail.core.context import ExecutionContext
     from toolrail.mcp.hub import McpHub
     from toolrail.policy.gates import Gates
 
@@ -115,14 +116,17 @@ class PrometheusSink:
             ["breaker"],
             registry=self.registry,
         )
-        self._started: set[tuple[str, str]] = set()
+        # a started call, by its context's identity and its id: the executor gives each call
+        # a context of its own, so calls that share an id (models repeat ids) each end what
+        # they started; the context is kept, so its identity is not reused meanwhile
+        self._started: dict[tuple[int, str], ExecutionContext[Any]] = {}
         if gates is not None:
             self.registry.register(_PolicyCollector(gates))
 
     def __call__(self, event: ToolEvent) -> None:
         match event:
             case ToolStarted():
-                self._started.add((event.conversation_id, event.call_id))
+                self._started[(id(event.context), event.call_id)] = event.context
                 self.running.inc()
             case ToolCompleted() | ToolFailed():
                 result = event.outcome.result
@@ -135,8 +139,7 @@ class PrometheusSink:
                     self.timeouts.labels(tool).inc()
                 if event.outcome.attempts > 1:
                     self.retries.labels(tool).inc(event.outcome.attempts - 1)
-                if (event.conversation_id, event.call_id) in self._started:
-                    self._started.discard((event.conversation_id, event.call_id))
+                if self._started.pop((id(event.context), event.call_id), None) is not None:
                     self.running.dec()
             case CircuitStateChanged():
                 self.circuit_open.labels(event.breaker).set(0 if event.state == "closed" else 1)

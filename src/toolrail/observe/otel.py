@@ -114,6 +114,9 @@ class Origins(Protocol):
     def origin(self, name: str) -> Origin | None: ...
 
 
+_CallKey = tuple[int, str]
+"""A running call: its context's `id()` and its call id (see `OtelSink.__init__`)."""
+
 _Opening = ToolStarted | ToolCompleted | ToolFailed
 """What begins a tool span: the call's start, or its end when it never started (refused)."""
 
@@ -170,9 +173,13 @@ class OtelSink:
         self.record_content = record_content
         self.mcp = mcp
         self._global = tracer_provider is None
-        self._spans: dict[tuple[str, str], tuple[trace.Span, Token[otel_context.Context]]] = {}
-        self._running: dict[tuple[str, str], _Running] = {}
-        self._progress: dict[tuple[str, str], list[tuple[int, float, float | None]]] = {}
+        # a running call is keyed by its context's identity and its id: the executor gives
+        # each call a context of its own (`for_call`), carried by all of that call's events,
+        # so calls that share an id (models repeat ids) never share an entry; the entry
+        # holds the context (in its event), so the identity is not reused while it is kept
+        self._spans: dict[_CallKey, tuple[trace.Span, Token[otel_context.Context], object]] = {}
+        self._running: dict[_CallKey, _Running] = {}
+        self._progress: dict[_CallKey, list[tuple[int, float, float | None]]] = {}
         self._parent = _NO_PARENT
         self._writer = BackgroundBatches(
             self._build_batch, name="toolrail-otel-spans", linger=_LINGER_S, linger_until="flush"
@@ -189,7 +196,7 @@ class OtelSink:
                 # current for the tool body, which runs in a copy of this task's context
                 # taken after this event: its own spans, and MCP requests, nest under it
                 attached = trace.set_span_in_context(span, parent)
-                self._running[(event.context.conversation_id, event.call_id)] = (
+                self._running[(id(event.context), event.call_id)] = (
                     event,
                     parent,
                     span,
@@ -200,7 +207,7 @@ class OtelSink:
                     otel_context.attach(attached),
                 )
             case ToolCompleted() | ToolFailed():
-                key = (event.context.conversation_id, event.call_id)
+                key = (id(event.context), event.call_id)
                 running = self._running.pop(key, None)
                 if running is None:  # refused before it started: a span for the refusal alone
                     parent, span, sampling, recording = self._decide(event)
@@ -216,7 +223,7 @@ class OtelSink:
                 if recording:
                     self._writer.put((opened, parent, span, sampling, start, end, progress, event))
             case ToolProgress():
-                key = (event.context.conversation_id, event.call_id)
+                key = (id(event.context), event.call_id)
                 if key in self._running:
                     reports = self._progress.setdefault(key, [])
                     reports.append((time.time_ns(), event.progress, event.total))
@@ -393,9 +400,9 @@ class OtelSink:
                     _add_content(content, _ARGUMENTS, _arguments, event.arguments)
                     span.set_attributes(content)
                 token = otel_context.attach(trace.set_span_in_context(span))
-                self._spans[(event.conversation_id, event.call_id)] = (span, token)
+                self._spans[(id(event.context), event.call_id)] = (span, token, event.context)
             case ToolProgress():
-                opened = self._spans.get((event.conversation_id, event.call_id))
+                opened = self._spans.get((id(event.context), event.call_id))
                 if opened is not None:
                     running = opened[0]
                     attributes: dict[str, str | float] = {"progress": event.progress}
@@ -445,11 +452,11 @@ class OtelSink:
         return {}
 
     def _end(self, event: ToolCompleted | ToolFailed) -> None:
-        opened = self._spans.pop((event.conversation_id, event.call_id), None)
+        opened = self._spans.pop((id(event.context), event.call_id), None)
         if opened is None:  # refused before it started: a span for the refusal alone
             span = self._span(event.tool, event.call_id, event.conversation_id, event.agent)
         else:
-            span, token = opened
+            span, token, _ = opened
             if trace.get_current_span() is span:  # the task that made it current
                 otel_context.detach(token)
         if isinstance(event, ToolFailed):
