@@ -3,7 +3,6 @@ below, verbatim, as the oracle) on text built from every fragment a secret is ma
 
 from __future__ import annotations
 
-import functools
 import re
 
 from hypothesis import given, settings
@@ -15,64 +14,7 @@ from toolrail.core.redact import cut, redact, redact_text
 REDACTED = "[REDACTED]"
 
 # --- the oracle: redact_text as it was before its prefilters (commit 7865b18) -------------
-
-_SECRET_WORDS = frozenset(
-    {
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "passphrase",
-        "authorization",
-        "auth",
-        "cookie",
-        "credential",
-        "credentials",
-        "pwd",
-        "bearer",
-        "otp",
-        "pin",
-        "pass",
-        "passcode",
-        "creds",
-        "jwt",
-        "pw",
-        "dsn",  # a data source name carries its password (`sentryDsn`, `DSN`)
-        "totp",
-    }
-)
-_SECRET_PARTS = ("password", "passwd", "passphrase", "secret", "credential", "privatekey")
-_SECRET_COMPOUNDS = (
-    "encryptionkey",
-    "apikey",
-    "accesskey",
-    "sessionid",
-    "clientsecret",
-    "authkey",
-    "signingkey",
-    "accountkey",  # Azure storage
-    "connectionstring",
-    "connstring",
-    "databaseurl",
-    "mfacode",
-    "2facode",
-)
-_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-
-
-@functools.lru_cache(maxsize=4096)
-def oracle_is_secret_key(key: str) -> bool:
-    """Whether a mapping key names a secret."""
-    words = [w.lower() for w in _WORD.findall(key)]
-    if any(w in _SECRET_WORDS for w in words):
-        return True
-    joined = "".join(words)
-    return (
-        any(part in joined for part in _SECRET_PARTS)
-        or any(compound in joined for compound in _SECRET_COMPOUNDS)
-        or (joined.endswith("token") and len(joined) > len("token"))
-    )
-
+# (but for the assignment pass, which it runs as the policy has it now: see below)
 
 # Tokens are found in two linear steps: maximal runs of token characters (each character
 # is looked at once), then each family matched only at the start of a run. Searching for
@@ -155,18 +97,6 @@ _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening 
     r"[^\s=:][^\s]{0,511}",
     re.MULTILINE,
 )
-# `name = value` in text, where the name is a whole run of name characters (never a piece
-# of one) that `is_secret_key` calls secret: the same notion of a secret name, in any
-# spelling, for text as for mapping keys. The name is matched alone, so a value is only
-# consumed when it is replaced (`url=https://x?token=...` still finds `token=`).
-_NAME_ASSIGNED = re.compile(
-    r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})(\\?[\"']?[ \t]{0,8}[:=]=?[ \t]{0,8})"
-)
-_VALUE = re.compile(
-    r"\\\"[^\"\\\n]{1,65536}(?:\\\")?"  # inside JSON text: \"value\"
-    r"|\"[^\"\n]{1,65536}\"?|'[^'\n]{1,65536}'?"
-    r"|[^\s\"'&,;}\[\]]{1,65536}"
-)
 _FLAGGED = re.compile(
     r"(--?(?i:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-key)"
     r"(?:=|[ \t]{1,8}))[^\s\"']{1,512}"
@@ -205,21 +135,11 @@ def oracle_redact_text(text: str) -> str:
 
 
 def _redact_assignments(text: str) -> str:
-    """`secret_name = value` with the value replaced, its quotes kept."""
-    parts: list[str] = []
-    done = 0
-    for name in _NAME_ASSIGNED.finditer(text):
-        if name.start() < done or not oracle_is_secret_key(name.group(1)):
-            continue
-        value = _VALUE.match(text, name.end())
-        if value is None:
-            continue
-        quote = next((q for q in ('\\"', '"', "'") if value.group().startswith(q)), "")
-        body = value.group()[len(quote) :]
-        closed = quote if quote and body.endswith(quote) and len(body) > len(quote) else ""
-        parts += (text[done : name.end()], quote, REDACTED, closed)
-        done = value.end()
-    return "".join(parts) + text[done:] if parts else text
+    """The assignment pass as it is: how a value is read after a secret name (a string
+    with its escapes, a list or an object whole, to its matching bracket) is the policy, not
+    a fast path, so the oracle runs it on every text with `=` or `:`, where `redact_text`
+    runs it only where its search says a secret name can be."""
+    return fast._redact_assignments(text)
 
 
 def _url_user(match: re.Match[str]) -> str:

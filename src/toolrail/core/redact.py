@@ -27,12 +27,16 @@ and every `ArgumentIssue` redact their text when they are made):
   `curl -u user:X`, `.netrc`'s `password X`; and `name = value` / `name: value` /
   `"name": "value"` (also inside JSON text) wherever `is_secret_key(name)` holds, so text
   and mapping keys share one notion of a secret name (`secretKey=`, `AccountKey=`,
-  `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text;
+  `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text. The value goes
+  whole, whatever it is: a string read with its escapes, a number, a list or an object
+  to its matching bracket (JSON text stays JSON: `"passwords": "[REDACTED]"`, as `redact`
+  gives for the data), or to the end of text cut off inside it (a preview);
 - `cut(value, max_bytes)`: redacted, then cut to size with a marker — the redaction looks
   past the cut, so a secret straddling it is replaced whole, never left as a prefix.
 
-Every pattern is linear: no nested or overlapping quantifiers, every repeat bounded, so a
-hostile 10 MB output costs a few passes over it, never a backtracking stall.
+Every pattern is linear: no overlapping quantifiers, every repeat bounded or possessive
+over what the next part cannot match, so a hostile 10 MB output costs a few passes over
+it, never a backtracking stall.
 """
 
 from __future__ import annotations
@@ -191,11 +195,25 @@ _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening 
 _NAME_ASSIGNED = re.compile(
     r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})(\\?[\"']?[ \t]{0,8}[:=]=?[ \t]{0,8})"
 )
-_VALUE = re.compile(
-    r"\\\"[^\"\\\n]{1,65536}(?:\\\")?"  # inside JSON text: \"value\"
-    r"|\"[^\"\n]{1,65536}\"?|'[^'\n]{1,65536}'?"
-    r"|[^\s\"'&,;}\[\]]{1,65536}"
+# The value after a secret name. A string is read with its escapes, so an escaped quote
+# does not end it: `"..."`, `'...'`, and `\"...\"` inside JSON text held in a JSON string
+# (where `\\` escapes the next escape). A list or an object is taken to its matching
+# bracket (`_structure_end`). Anything else runs to a separator. Each alternative starts
+# with a different character and no repeat can match what its neighbour does: linear.
+_STRING_VALUE = re.compile(
+    r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(\\")?'
+    r'|"(?:[^"\\\n]++|\\[^\n])*+(")?'
+    r"|'(?:[^'\\\n]++|\\[^\n])*+(')?"
 )
+_BARE_VALUE = re.compile(r"[^\s\"'&,;}\[\]]{1,65536}")
+# inside a list or an object: its strings (read as strings, so a bracket in one is not
+# one), and its brackets; in JSON text, or in JSON text held in a JSON string (`\"`)
+_STRUCTURE = re.compile(r'"(?:[^"\\\n]++|\\[^\n])*+"?|\'(?:[^\'\\\n]++|\\[^\n])*+\'?|[\[\]{}]')
+_ESCAPED_STRUCTURE = re.compile(
+    r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(?:\\")?|[\[\]{}]'
+)
+# a list or an object whose first string is written `\"`: JSON text in a JSON string
+_ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
 _FLAGGED = re.compile(
     r"(--?(?i:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-key)"
     r"(?:=|[ \t]{1,8}))[^\s\"']{1,512}"
@@ -324,21 +342,59 @@ def _redact_passes(text: str) -> str:
 
 
 def _redact_assignments(text: str) -> str:
-    """`secret_name = value` with the value replaced, its quotes kept."""
+    """`secret_name = value` with the value replaced whole, its quotes kept. In JSON text
+    (the name quoted) a number, a list or an object is replaced by a string, so the text
+    stays JSON; `null` stays, as `redact` keeps None."""
     parts: list[str] = []
     done = 0
     for name in _NAME_ASSIGNED.finditer(text):
         if name.start() < done or not is_secret_key(name.group(1)):
             continue
-        value = _VALUE.match(text, name.end())
-        if value is None:
+        start = name.end()
+        separator = name.group(2)
+        opening = text[start : start + 1]
+        # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
+        named = '\\"' if separator.startswith("\\") else separator[:1].strip(" \t:=")
+        if opening == "[" or opening == "{":
+            if text.startswith(REDACTED, start):
+                continue  # an earlier pass's
+            escaped = bool(named == '\\"' or _ESCAPED_OPENING.match(text, start))
+            end, whole = _structure_end(text, start, escaped)
+            quote = named
+            closed = quote if whole else ""
+        elif value := _STRING_VALUE.match(text, start):
+            quote = text[start : start + 2] if opening == "\\" else opening
+            if value.end() - start == len(quote) or value.group() == quote * 2:
+                continue  # no value, or an empty one (as `redact` keeps "")
+            end, closed = value.end(), quote if value.lastindex is not None else ""
+        elif value := _BARE_VALUE.match(text, start):
+            if value.group() in _NO_VALUE:
+                continue
+            quote = named
+            end, closed = value.end(), quote
+        else:
             continue
-        quote = next((q for q in ('\\"', '"', "'") if value.group().startswith(q)), "")
-        body = value.group()[len(quote) :]
-        closed = quote if quote and body.endswith(quote) and len(body) > len(quote) else ""
-        parts += (text[done : name.end()], quote, REDACTED, closed)
-        done = value.end()
+        parts += (text[done:start], quote, REDACTED, closed)
+        done = end
     return "".join(parts) + text[done:] if parts else text
+
+
+_NO_VALUE = frozenset({"null", "None"})
+
+
+def _structure_end(text: str, start: int, escaped: bool) -> tuple[int, bool]:
+    """Where the list or object opening at `start` ends, and whether it does: after its
+    matching bracket, or at the end of the text when it was cut off before it."""
+    depth = 0
+    for token in (_ESCAPED_STRUCTURE if escaped else _STRUCTURE).finditer(text, start):
+        found = token.group()
+        if found == "[" or found == "{":
+            depth += 1
+        elif found == "]" or found == "}":
+            depth -= 1
+            if depth == 0:
+                return token.end(), True
+    return len(text), False
 
 
 def _url_user(match: re.Match[str]) -> str:
