@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from returns.result import Success
 
 from toolrail import ExecutionContext, Executor, JsonlCallLog, ToolCall, ToolRegistry, tool
+from toolrail.core.tool import AnyTool
 from toolrail.observe.otel import OtelSink
 
 pytestmark = pytest.mark.anyio
@@ -82,7 +83,7 @@ async def test_results_that_are_not_json_data_are_redacted_as_the_call_log_redac
     provider, exporter = spans
     sink = OtelSink(provider, record_content=True)
     with JsonlCallLog(tmp_path) as log:
-        tools = [a_dataclass, a_model, a_set, a_nested_dataclass]
+        tools: list[AnyTool] = [a_dataclass, a_model, a_set, a_nested_dataclass]
         executor = Executor(ToolRegistry(tools), sinks=[sink, log])
         for each in tools:
             outcome = await executor.run(ToolCall(name=each.name), ExecutionContext())
@@ -181,7 +182,7 @@ async def test_content_that_cannot_be_recorded_never_costs_the_span(
     is left out, and `toolrail.record_error` says which and why, without the value."""
     provider, exporter = spans
     sink = OtelSink(provider, record_content=True)
-    tools = [lone_surrogate, huge_int, deep, unprintable, echo]
+    tools: list[AnyTool] = [lone_surrogate, huge_int, deep, unprintable, echo]
     with JsonlCallLog(tmp_path) as log:
         executor = Executor(ToolRegistry(tools), sinks=[sink, log])
         for each in tools[:-1]:
@@ -205,3 +206,39 @@ async def test_content_that_cannot_be_recorded_never_costs_the_span(
     assert orjson.loads(str(echoed["gen_ai.tool.call.arguments"])) == logged["echo"]["args"]
     assert echoed["gen_ai.tool.call.result"] == '"echoed"'
     assert "toolrail.record_error" not in echoed
+
+
+class _Unprintable:
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+    __float__ = __str__
+
+
+@tool
+def odd_progress(ctx: ExecutionContext) -> str:
+    """Report progress no number can describe."""
+    ctx.report_progress(float("nan"), 0, "m")
+    ctx.report_progress("abc", None, None)  # type: ignore[arg-type]
+    ctx.report_progress(_Unprintable(), _Unprintable(), None)  # type: ignore[arg-type]
+    ctx.report_progress(1, 2, None)
+    return "ok"
+
+
+async def test_odd_progress_and_a_name_that_is_no_string_never_cost_the_span(
+    spans: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """Whatever a tool reports as progress, and whatever a model sends as a tool name, the
+    call has its span (progress that is not a number is left out of it)."""
+    provider, exporter = spans
+    sink = OtelSink(provider)
+    executor = Executor(ToolRegistry([odd_progress]), sinks=[sink])
+    await executor.run(ToolCall(name="odd_progress"), ExecutionContext())
+    await executor.run(ToolCall(name=123), ExecutionContext())  # type: ignore[arg-type]
+    assert sink.flush()
+    names = sorted(span.name for span in exporter.get_finished_spans())
+    assert names == ["execute_tool 123", "execute_tool odd_progress"]
+    [odd] = [s for s in exporter.get_finished_spans() if s.name.endswith("odd_progress")]
+    reported = [dict(event.attributes or {}) for event in odd.events]
+    assert {"progress": 1.0, "total": 2.0} in reported
+    assert all(isinstance(value, float) for each in reported for value in each.values())

@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import Token
 from random import getrandbits
-from typing import TYPE_CHECKING, Any, Protocol, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never, cast
 
 import orjson
 
@@ -316,7 +316,7 @@ class OtelSink:
             trace_id, random = above.trace_id, above.trace_flags.random_trace_id
         else:
             trace_id, random = ids.generate_trace_id(), ids.is_trace_id_random()
-        name = "execute_tool " + opened.tool
+        name = f"execute_tool {opened.tool}"
         attributes = self._attributes(opened)
         sampling = tracer.sampler.should_sample(parent, trace_id, name, _INTERNAL, attributes, ())
         sampled = sampling.decision.is_sampled()
@@ -366,10 +366,8 @@ class OtelSink:
             attributes["toolrail.attempts"] = finished.outcome.attempts
             span = builder.start(record, attributes)
             for at, progress, total in reports or ():
-                reported: dict[str, float] = {"progress": progress}
-                if total is not None:
-                    reported["total"] = total
-                span.add_event("progress", reported, timestamp=at)
+                if (reported := _progress_marks(progress, total)) is not None:
+                    span.add_event("progress", reported, timestamp=at)
             if isinstance(finished, ToolFailed):
                 message = str(redact(finished.error.message))
                 span.set_status(trace.Status(trace.StatusCode.ERROR, message))
@@ -404,11 +402,9 @@ class OtelSink:
             case ToolProgress():
                 opened = self._spans.get((id(event.context), event.call_id))
                 if opened is not None:
-                    running = opened[0]
-                    attributes: dict[str, str | float] = {"progress": event.progress}
-                    if event.total is not None:
-                        attributes["total"] = event.total
-                    running.add_event("progress", attributes)
+                    marks = _progress_marks(event.progress, event.total)
+                    if marks is not None:
+                        opened[0].add_event("progress", marks)
             case ToolCompleted() | ToolFailed():
                 self._end(event)
             case _:
@@ -531,7 +527,7 @@ class _Builder:
         self.result = self.Result(decision, attributes, self.context.trace_state)
         try:
             span: trace.Span = self.tracer.start_span(
-                "execute_tool " + opened.tool,
+                f"execute_tool {opened.tool}",
                 context=parent,
                 kind=_INTERNAL,
                 start_time=start,
@@ -553,6 +549,17 @@ def _under_default_sampler(parent: otel_context.Context) -> _Parent:
     else:
         flags = _UNSAMPLED_RANDOM if random else _UNSAMPLED
     return (parent, above.trace_id, flags, above.trace_state, sampled)
+
+
+def _progress_marks(progress: object, total: object) -> dict[str, AttributeValue] | None:
+    """A progress report as a span event's attributes: numbers only (a tool may report
+    anything; what is not a number is left out rather than cost the span)."""
+    if type(progress) not in (int, float):
+        return None
+    marks: dict[str, AttributeValue] = {"progress": float(cast(float, progress))}
+    if type(total) in (int, float):
+        marks["total"] = float(cast(float, total))
+    return marks
 
 
 def _add_content(
