@@ -3,7 +3,8 @@
 A command (a string, or an argv list) becomes its simple commands, each a list of words:
 
 - a string is split like a POSIX shell would (`shlex`), at `;`, `&&`, `||`, `|`, `&` and
-  newlines; quoting and repeated spaces stop mattering;
+  newlines; quoting and repeated spaces stop mattering; a line continuation (`\\` newline)
+  joins two lines, as the shell joins them (`r\\⏎m` is `rm`);
 - leading `VAR=value` assignments are dropped, and wrapper programs are unwrapped with
   their own options (`env -i X=1 rm` → `rm`; also `nice`, `nohup`, `timeout`, `stdbuf`,
   `command`, `exec`, `sudo`, `doas`, `xargs`, `time`, `busybox`, `chrt`, `ionice`, `setsid`);
@@ -13,8 +14,8 @@ A command (a string, or an argv list) becomes its simple commands, each a list o
   `\\` read as a separator, as the built-in openers read it (`.\\.env` → `.env`).
 
 Anything the split cannot be sure of — command or process substitution (`$(`, backticks,
-`<(`), redirections, subshells, unbalanced quotes — marks the command *unsure*: a rule may
-still deny or ask it, but nothing unsure is ever allowed.
+`<(`), redirections, subshells, unbalanced quotes, a carriage return — marks the command
+*unsure*: a rule may still deny or ask it, but nothing unsure is ever allowed.
 
 Path arguments (`path`, `file`, ... or any value that looks like a relative path) are
 normalised the same way, so a rule on `.env` also sees `./.env`.
@@ -28,7 +29,9 @@ import shlex
 from dataclasses import dataclass
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "|&", ";;", "\n"})
-_UNSURE_MARKS = ("$(", "`", "<(", ">(", "${")
+# `\r`: a shell reads it as a character of a word, but it hides what comes before it when
+# shown, and other shells and terminals read it otherwise
+_UNSURE_MARKS = ("$(", "`", "<(", ">(", "${", "\r")
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,10 +210,12 @@ def _join(found: list[Command], sure: bool = True) -> Command:
 def _line(text: str, depth: int) -> Command:
     if depth > _MAX_DEPTH:
         return Command((), sure=False)
+    text = _lines_joined(text)
     sure = not any(mark in text for mark in _UNSURE_MARKS)
     try:
-        lexer = shlex.shlex(text.replace("\n", " ; "), posix=True, punctuation_chars=True)
+        lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
+        lexer.whitespace = " \t"  # a shell's blanks; `\r` is a word's character
         lexer.commenters = ""  # shlex ends a word at `#`; a shell does not (`status#; rm`)
         tokens = list(lexer)
         # a comment, or a word the shell would expand (`.en?`, `$X`, `~/x`, `{a,b}`): what
@@ -230,6 +235,35 @@ def _line(text: str, depth: int) -> Command:
         else:
             current.append(token)
     return _join(found, sure)
+
+
+def _lines_joined(text: str) -> str:
+    """`text` as a shell first reads it: a line continuation (`\\` newline) is removed,
+    joining two lines (`r\\⏎m` is `rm`), and any other newline outside quotes ends a command
+    (` ; `). Quoting decides, as in the shell: `'...'`, `$'...'` and an escaping `\\` keep
+    what they quote, and a comment ends at its newline, continued or not."""
+    if "\n" not in text:
+        return text
+    out: list[str] = []
+    quote, index, start = "", 0, True  # start: a `#` here begins a comment
+    while index < len(text):
+        pair = text[index : index + 2]
+        if pair == "\\\n" and quote in ("", '"'):
+            index += 2
+            continue
+        if pair[0] == "\\" and quote not in ("'", "#"):  # an escaped character, as it is
+            out.append(pair)
+            index, start = index + len(pair), False
+            continue
+        char = "$'" if pair == "$'" and not quote else text[index]
+        if not quote and (char in ("'", '"', "$'") or (char == "#" and start)):
+            quote = char
+        elif quote and char == ("\n" if quote == "#" else quote[-1]):
+            quote = ""
+        out.append(" ; " if char == "\n" and not quote else char)
+        index += len(char)
+        start = not quote and char in " \t\n;&|()<>"
+    return "".join(out)
 
 
 def _expands(word: str) -> bool:
