@@ -7,6 +7,8 @@ Two kinds share one interface: `PydanticParameters` for tools written in Python 
 from __future__ import annotations
 
 import abc
+import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -169,15 +171,89 @@ def _pydantic_issue(detail: ErrorDetails) -> ArgumentIssue:
             message = "required field is missing"
         case "extra_forbidden":
             message = "unexpected field; remove it"
-        case _ if _names_a_secret(detail["loc"]):
-            message = detail["msg"]  # never the rejected value of a secret field
+        case _ if _names_a_secret(detail["loc"]):  # never the rejected value of a secret field
+            message = _without_secrets(detail["msg"], detail["input"], secret=True)
         case _:
-            message = f"{detail['msg']} (got {_shown(detail['input'])})"
+            message = _without_secrets(detail["msg"], detail["input"])
+            message = f"{message} (got {_shown(detail['input'])})"
     return ArgumentIssue(path=path, message=message)
 
 
 def _names_a_secret(loc: Iterable[object]) -> bool:
     return any(isinstance(part, str) and is_secret_key(part) for part in loc)
+
+
+_MAX_SECRET_TEXTS = 256
+_SHORT_SECRET = 4  # shorter, a secret's text is replaced only where it stands alone
+
+
+def _without_secrets(message: str, value: object, *, secret: bool = False) -> str:
+    """`message` (a validator's own words, which may quote what it refused) without the text
+    of any secret in `value`: all of it for a secret field's value (`secret`), else what the
+    one redaction policy hides in it (values under secret keys, `--password X`, ...), in
+    each spelling a message may give it (as it is, `repr`, JSON, `ascii`)."""
+    texts: set[str] = set()
+    if secret:
+        _all_texts(value, texts)
+    else:
+        _hidden_texts(value, redact(value), texts)
+    spellings = {
+        spelled
+        for text in texts
+        for spelled in (text, repr(text)[1:-1], json.dumps(text)[1:-1], ascii(text)[1:-1])
+        if spelled and spelled != REDACTED
+    }
+    if not spellings:
+        return message
+    alternatives = (
+        re.escape(text)
+        if len(text) >= _SHORT_SECRET
+        else rf"(?<![A-Za-z0-9]){re.escape(text)}(?![A-Za-z0-9])"
+        for text in sorted(spellings, key=len, reverse=True)
+    )
+    return re.sub("|".join(alternatives), REDACTED, message)
+
+
+def _all_texts(value: object, into: set[str], depth: int = 0) -> None:
+    """Every key's and leaf's text in `value` (bounded in count and depth)."""
+    if len(into) >= _MAX_SECRET_TEXTS or depth > 64:
+        return
+    if isinstance(value, str):
+        into.add(value)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        into.add(str(value))
+    elif isinstance(value, bytes):
+        into.add(value.decode("utf-8", "replace"))
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _all_texts(key, into, depth + 1)
+            _all_texts(item, into, depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _all_texts(item, into, depth + 1)
+
+
+def _hidden_texts(value: object, redacted: object, into: set[str], depth: int = 0) -> None:
+    """The text of what `redact` hid in `value`, found by walking both side by side."""
+    if len(into) >= _MAX_SECRET_TEXTS or depth > 64:
+        return
+    if isinstance(redacted, str) and REDACTED in redacted:
+        if redacted == REDACTED or not isinstance(value, str):
+            _all_texts(value, into, depth)
+            return
+        kept = redacted.split(REDACTED)  # `-p[REDACTED]`, `user:[REDACTED]`: what went
+        at = len(kept[0]) if value.startswith(kept[0]) else 0
+        for following in kept[1:]:
+            end = value.find(following, at) if following else len(value)
+            into.add(value[at : end if end >= 0 else len(value)])
+            at = end + len(following) if end >= 0 else len(value)
+    elif isinstance(redacted, dict) and isinstance(value, Mapping):
+        for key, item in redacted.items():
+            if key in value:
+                _hidden_texts(value[key], item, into, depth + 1)
+    elif isinstance(redacted, list) and isinstance(value, list | tuple):
+        for original, item in zip(value, redacted, strict=False):
+            _hidden_texts(original, item, into, depth + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,9 +311,8 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
 
 
 def _message(error: Any) -> str:
-    """jsonschema's wording of an issue, without a secret field's rejected value (the rest
-    is redacted by `ArgumentIssue` itself, as every issue's message is)."""
-    message = str(error.message)
-    if _names_a_secret(error.absolute_path):
-        message = message.replace(repr(error.instance), REDACTED)
-    return message
+    """jsonschema's wording of an issue, without a secret field's rejected value nor any
+    secret inside what it quotes (the rest is redacted by `ArgumentIssue` itself, as every
+    issue's message is)."""
+    secret = _names_a_secret(error.absolute_path)
+    return _without_secrets(str(error.message), error.instance, secret=secret)
