@@ -7,7 +7,8 @@ and every `ArgumentIssue` redact their text when they are made):
 
 - `is_secret_key(name)`: whether a name names a secret, in any spelling (`api_key`,
   `apiToken`, `dbPassword`, `secretKey`, `signingKey`, `X-Api-Key`, `Authorization`,
-  `AccountKey`, `dsn`, `connectionString`, `DATABASE_URL`, `mfa_code`, `otp`, ...); not
+  `AccountKey`, `dsn`, `connectionString`, `DATABASE_URL`, `mfa_code`, `otp`, `masterKey`,
+  `license_key`, `ssh_key`, `sig` and `X-Amz-Signature` (presigned URLs), ...); not
   `max_tokens`, `tokenizer`, nor `session` (a word too common to hide on its own; session
   ids and tokens are caught as `sessionId` and `session_token`);
 - `redact(value)`: a copy of JSON-like data where values under secret-named keys are
@@ -22,8 +23,9 @@ and every `ArgumentIssue` redact their text when they are made):
   `glpat-`) anywhere, even glued to what precedes them (`Xghp_...`); PEM private keys
   (encrypted ones, and with escaped `\\n` inside JSON text); any `Authorization:` value
   whatever its scheme, and `Cookie:` / `Set-Cookie:` values; `Bearer`/`Basic`
-  credentials; `user:pass@` in URLs (to the last `@`, or with a `/` in the password) and
-  a long token as the user (`https://TOKEN@host`); `mysql -pX`, `sshpass -p X`,
+  credentials; `user:pass@` in URLs (to the last `@`, or with a `/` in the password; the
+  user may be empty, `redis://:pass@host`) and a long token as the user
+  (`https://TOKEN@host`); a Slack webhook URL's path; `mysql -pX`, `sshpass -p X`,
   `curl -u user:X`, `.netrc`'s `password X`; and `name = value` / `name: value` /
   `"name": "value"` (also inside JSON text) wherever `is_secret_key(name)` holds, so text
   and mapping keys share one notion of a secret name (`secretKey=`, `AccountKey=`,
@@ -75,6 +77,7 @@ _SECRET_WORDS = frozenset(
         "pw",
         "dsn",  # a data source name carries its password (`sentryDsn`, `DSN`)
         "totp",
+        "sig",  # a shared access signature (`sig=` in an Azure SAS URL)
     }
 )
 _SECRET_PARTS = ("password", "passwd", "passphrase", "secret", "credential", "privatekey")
@@ -92,6 +95,12 @@ _SECRET_COMPOUNDS = (
     "databaseurl",
     "mfacode",
     "2facode",
+    "masterkey",
+    "licensekey",
+    "licencekey",
+    "sshkey",
+    "amzsignature",  # presigned URLs: `X-Amz-Signature=`, `X-Goog-Signature=`
+    "googsignature",
 )
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
@@ -167,9 +176,12 @@ _PRIVATE_KEY = re.compile(
 _SCHEME_CREDENTIALS = re.compile(
     r"(?:[Bb]earer|BEARER|[Bb]asic|BASIC)[ \t]{1,8}[A-Za-z0-9._~+/=-]{8,}"
 )
-_URL_CREDENTIALS = re.compile(  # to the last `@` before any `/`; or with `/` but no `@`
-    r"(://)[^\s/:@]{1,256}:(?:[^\s/]{0,256}@|(?![0-9]{1,5}/)[^\s@]{0,256}@)"
+# to the last `@` before any `/`; or with `/` but no `@`; the user may be empty (`redis://:pw@`)
+_URL_CREDENTIALS = re.compile(
+    r"(://)[^\s/:@]{0,256}:(?:[^\s/]{0,256}@|(?![0-9]{1,5}/)[^\s@]{0,256}@)"
 )
+# a Slack webhook's URL is its credential: the path after the route goes
+_SLACK_WEBHOOK = re.compile(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[\w/-]{8,512}")
 _URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no password
 _HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value
     r"((?i:authorization|cookie)[\"']?[ \t]{0,8}[:=][ \t]{0,8})(?:\\.|[^\"'\n\r\\]){1,2048}"
@@ -286,6 +298,8 @@ def redact_text(text: str) -> str:
         return _redact_passes(text)
     if ("://" in text and "@" in text) or "IA" in text or "AIza" in text or "eyJ" in text:
         return _redact_passes(text)
+    if "hooks.slack.com/" in text:
+        return _redact_passes(text)
     if _MAY_REDACT.search(_reduced(text.lower())) is None:
         return text
     return _redact_passes(text)
@@ -317,6 +331,8 @@ def _redact_passes(text: str) -> str:
     if "://" in text and "@" in text:
         text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
         text = _URL_USER.sub(_url_user, text)
+    if "hooks.slack.com/" in text:
+        text = _SLACK_WEBHOOK.sub(rf"\1{REDACTED}", text)
     lowered_from, lowered = text, text.lower()
     if "uthorization" in lowered or "ookie" in lowered:
         text = _HEADER.sub(rf"\1{REDACTED}", text)
