@@ -70,3 +70,17 @@ def write_note(path: str, text: str) -> str:
 def whoami() -> str:
     """The server process's user (needs the env:read permission)."""
     return os.environ.get("USER", "unknown")
+
+
+@tool
+async def odd_text(where: str, ctx: ExecutionContext) -> str:
+    """Put a file name that is not UTF-8 (as os.listdir gives it) and a key in `where`:
+    the result, the error or a progress message."""
+    name = os.fsdecode(b"r\xe9sum\xe9.txt")  # a lone surrogate, as surrogateescape reads it
+    key = "sk-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3"
+    if where == "progress":
+        ctx.report_progress(1, None, f"saw {name} using {key}")
+        await asyncio.sleep(0.01)
+    if where == "error":
+        raise ValueError(f"cannot handle {name}")
+    return f"files: {name}"

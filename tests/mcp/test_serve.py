@@ -512,3 +512,41 @@ async def test_list_changed_when_a_circuit_opens_and_closes_again() -> None:
             assert await names(client) == {"greet", "fail"}
     finally:
         watcher.cancel()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_text_that_is_not_utf8_reaches_the_client_and_the_server_lives(
+    tmp_path: Path, transport: str
+) -> None:
+    """A lone surrogate (a non-UTF-8 file name) in a result, an error or a progress message
+    is sent as U+FFFD; the SDK's writer cannot send it at all (the stdio server died). A
+    progress message is redacted as every other text the client receives."""
+    seen: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(message)
+
+    config = write_config(tmp_path)
+    with contextlib.ExitStack() as stack:
+        target = (
+            stdio_params(config)
+            if transport == "stdio"
+            else stack.enter_context(http_server(config))
+        )
+        async with Client(target, mode="legacy") as client:
+            call = client.call_tool
+
+            result = await asyncio.wait_for(call("odd_text", {"where": "result"}), 15)
+            failed = await asyncio.wait_for(call("odd_text", {"where": "error"}), 15)
+            reported = await asyncio.wait_for(
+                call("odd_text", {"where": "progress"}, progress_callback=on_progress), 15
+            )
+            after = await asyncio.wait_for(call("greet", {"name": "after"}), 15)
+    assert text(result) == "files: r\ufffdsum\ufffd.txt"
+    assert failed.is_error
+    assert "r\ufffdsum\ufffd.txt" in text(failed)
+    assert not reported.is_error
+    assert seen
+    assert all(m is not None and "\ufffd" in m for m in seen)
+    assert all("a1B2c3D4" not in str(m) for m in seen)
+    assert text(after) == "hello after"

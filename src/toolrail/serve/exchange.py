@@ -26,6 +26,7 @@ from toolrail._jsonish import dumps
 from toolrail.core.errors import ApprovalRequired
 from toolrail.core.redact import redact
 from toolrail.policy.approvals import ApprovalRequest, Approve, Decision, Deny
+from toolrail.serve.listing import redacted_text
 
 log = get_logger("toolrail.serve")
 
@@ -59,7 +60,8 @@ class Exchange:
         """Send a progress notification for the request's token (if it gave one), after the
         ones before it."""
         previous = self.progress[-1] if self.progress else None
-        self.progress.append(asyncio.ensure_future(self._send(previous, progress, total, message)))
+        text = redacted_text(message) if message else message  # as every text sent is
+        self.progress.append(asyncio.ensure_future(self._send(previous, progress, total, text)))
 
     async def _send(
         self,

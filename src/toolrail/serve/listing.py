@@ -8,6 +8,7 @@ error's (redacted) message, the error's kind in `_meta`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -73,7 +74,8 @@ def success_result(value: object, schema: Mapping[str, Any] | None) -> types.Cal
         structured = data
     text = data if isinstance(data, str) else dumps(data).decode()
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], structured_content=structured
+        content=[types.TextContent(type="text", text=wire_text(text))],
+        structured_content=structured,
     )
 
 
@@ -86,8 +88,19 @@ def error_result(error: ToolError) -> types.CallToolResult:
 
 
 def redacted_text(text: str) -> str:
+    """`text` redacted, as the client may receive it (see `wire_text`)."""
     cleaned = redact(text)
-    return cleaned if isinstance(cleaned, str) else str(cleaned)
+    return wire_text(cleaned if isinstance(cleaned, str) else str(cleaned))
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def wire_text(text: str) -> str:
+    """`text` as UTF-8 can carry it: a lone surrogate (a non-UTF-8 file name that Python read
+    with surrogateescape, say) becomes U+FFFD. The SDK's writer cannot encode one, and a
+    stdio server whose writer fails answers nothing more."""
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _is_plain_object(schema: Mapping[str, Any], data: object) -> bool:
