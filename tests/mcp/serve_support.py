@@ -119,6 +119,16 @@ def http_server(config: Path, *extra: str, env: dict[str, str] | None = None) ->
                 process.wait()
 
 
+@contextlib.contextmanager
+def served(config: Path, transport: str) -> Iterator[StdioServerParameters | str]:
+    """What a client connects to: `toolrail serve` over stdio, or over HTTP (its URL)."""
+    if transport == "stdio":
+        yield stdio_params(config)
+    else:
+        with http_server(config) as url:
+            yield url
+
+
 def _wait_until_listening(process: subprocess.Popen[bytes], port: int, errors: Any) -> None:
     deadline = time.monotonic() + 30
     while True:

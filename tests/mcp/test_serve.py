@@ -4,7 +4,6 @@ with the server as a subprocess over stdio and streamable HTTP."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from .serve_support import (
     http_server,
     hub_config,
     log_entries,
+    served,
     stdio_params,
     wait_for,
     with_upstream,
@@ -247,12 +247,7 @@ async def test_progress_reaches_the_client(tmp_path: Path, transport: str, mode:
         seen.append((progress, total, message))
 
     config = write_config(tmp_path)
-    with contextlib.ExitStack() as stack:
-        target = (
-            stdio_params(config)
-            if transport == "stdio"
-            else stack.enter_context(http_server(config))
-        )
+    with served(config, transport) as target:
         async with Client(target, mode=mode) as client:
             result = await client.call_tool("steps", {"count": 3}, progress_callback=on_progress)
     assert text(result) == "3 steps"
@@ -527,12 +522,7 @@ async def test_text_that_is_not_utf8_reaches_the_client_and_the_server_lives(
         seen.append(message)
 
     config = write_config(tmp_path)
-    with contextlib.ExitStack() as stack:
-        target = (
-            stdio_params(config)
-            if transport == "stdio"
-            else stack.enter_context(http_server(config))
-        )
+    with served(config, transport) as target:
         async with Client(target, mode="legacy") as client:
             call = client.call_tool
 
