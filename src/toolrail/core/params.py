@@ -22,7 +22,7 @@ from returns.result import Failure, Result, Success
 
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import ArgumentIssue, InvalidArguments
-from toolrail.core.redact import REDACTED, is_secret_key, redact
+from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_name
 
 In = TypeVar("In")
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
@@ -62,12 +62,22 @@ class ParameterSchema(abc.ABC, Generic[In]):
         return JsonSchemaParameters(schema)
 
 
-def _path(loc: tuple[int | str, ...]) -> str:
-    """`('items', 2, 'qty')` → `$.items[2].qty`."""
+def _path(loc: Iterable[int | str]) -> str:
+    """`('items', 2, 'qty')` → `$.items[2].qty`, each key as the one policy shows a name
+    (`redact_name`): a secret a model wrote as a key (`{"sk-...": 1}`) never comes back."""
     out = "$"
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+        out += f"[{part}]" if isinstance(part, int) else f".{redact_name(str(part))}"
     return out
+
+
+def _issue(loc: Iterable[int | str], message: str, path: str | None = None) -> ArgumentIssue:
+    """The issue at `loc` (written `path`, when the validator wrote it already and no key
+    in it needs redacting)."""
+    loc = tuple(loc)
+    if path is None or any(isinstance(p, str) and redact_name(p) != p for p in loc):
+        path = _path(loc)
+    return ArgumentIssue(path=path, message=message)
 
 
 def _shown(value: object) -> str:
@@ -161,11 +171,10 @@ def _validator_raised(error: BaseException) -> ArgumentIssue:
 
 
 def _pydantic_issue(detail: ErrorDetails) -> ArgumentIssue:
-    path = _path(tuple(detail["loc"]))
     match detail["type"]:
         case "json_invalid":
             return _json_issue(ValueError(detail["msg"].removeprefix("Invalid JSON: ")))
-        case "model_type" | "model_attributes_type" if path == "$":
+        case "model_type" | "model_attributes_type" if not detail["loc"]:
             return _not_an_object(detail["input"])
         case "missing":
             message = "required field is missing"
@@ -176,7 +185,7 @@ def _pydantic_issue(detail: ErrorDetails) -> ArgumentIssue:
         case _:
             message = _without_secrets(detail["msg"], detail["input"])
             message = f"{message} (got {_shown(detail['input'])})"
-    return ArgumentIssue(path=path, message=message)
+    return _issue(detail["loc"], message)
 
 
 def _names_a_secret(loc: Iterable[object]) -> bool:
@@ -248,9 +257,11 @@ def _hidden_texts(value: object, redacted: object, into: set[str], depth: int = 
             into.add(value[at : end if end >= 0 else len(value)])
             at = end + len(following) if end >= 0 else len(value)
     elif isinstance(redacted, dict) and isinstance(value, Mapping):
-        for key, item in redacted.items():
-            if key in value:
-                _hidden_texts(value[key], item, into, depth + 1)
+        # `redact` keeps every entry, in order, each under its key as it shows it
+        for (key, original), (shown, item) in zip(value.items(), redacted.items(), strict=False):
+            if shown != key and isinstance(key, str):  # a secret written as a key
+                _hidden_texts(key, shown, into, depth + 1)
+            _hidden_texts(original, item, into, depth + 1)
     elif isinstance(redacted, list) and isinstance(value, list | tuple):
         for original, item in zip(value, redacted, strict=False):
             _hidden_texts(original, item, into, depth + 1)
@@ -302,7 +313,7 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
             issue = ArgumentIssue(path="$", message=f"could not check arguments: {error}")
             return InvalidArguments.of(tool, (issue,))
         if errors:
-            issues = tuple(ArgumentIssue(path=e.json_path, message=_message(e)) for e in errors)
+            issues = tuple(_issue(e.absolute_path, _message(e), e.json_path) for e in errors)
             return InvalidArguments.of(tool, issues)
         return arguments
 

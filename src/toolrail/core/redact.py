@@ -12,9 +12,11 @@ and every `ArgumentIssue` redact their text when they are made):
   `max_tokens`, `tokenizer`, nor `session` (a word too common to hide on its own; session
   ids and tokens are caught as `sessionId` and `session_token`);
 - `redact(value)`: a copy of JSON-like data where values under secret-named keys are
-  replaced, argv flags like `--password X` / `--token=X` lose their values (`mysql -pX`,
-  `sshpass -pX`, and curl's `-u user:pw` its password), a pair `["Authorization", "..."]`
-  loses its second item, and every string goes through `redact_text`;
+  replaced, a key that is a secret itself (`{"sk-...": 1}`, `{"password=x": 1}`) is
+  redacted as text (`redact_name`; its entry stays, under a name of its own), argv flags
+  like `--password X` / `--token=X` lose their values (`mysql -pX`, `sshpass -pX`, and
+  curl's `-u user:pw` its password), a pair `["Authorization", "..."]` loses its second
+  item, and every string goes through `redact_text`;
 - `redact_text(text)`: token-like substrings replaced — provider keys (`sk-...`,
   `sk-ant-...`), GitHub (`ghp_`, `gho_`, `github_pat_`), GitLab, Slack, AWS (`AKIA...`),
   Google (`AIza...`), Stripe, Hugging Face, npm, PyPI, JWTs — at the start of a run of
@@ -33,6 +35,8 @@ and every `ArgumentIssue` redact their text when they are made):
   whole, whatever it is: a string read with its escapes, a number, a list or an object
   to its matching bracket (JSON text stays JSON: `"passwords": "[REDACTED]"`, as `redact`
   gives for the data), or to the end of text cut off inside it (a preview);
+- `redact_name(name)`: a name someone supplied (a key, the tool a model asked for when no
+  tool answers to it) as it may be shown: `redact_text`, remembered for names that recur;
 - `cut(value, max_bytes)`: redacted, then cut to size with a marker — the redaction looks
   past the cut, so a secret straddling it is replaced whole, never left as a prefix.
 
@@ -437,17 +441,49 @@ def redact(value: object, *, depth: int = 0) -> object:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):  # JSON data: plain dicts and lists, checked without ABCs
-        return {
-            key: REDACTED
-            if isinstance(key, str) and is_secret_key(key) and value[key] not in (None, "")
-            else redact(value[key], depth=depth + 1)
-            for key in value
-        }
+        shown: dict[object, object] = {}
+        for key in value:
+            item = value[key]
+            if isinstance(key, str):
+                hidden = is_secret_key(key) and item not in (None, "")
+                name = redact_name(key)
+                if name != key:  # a secret written as a key: it goes, the entry stays
+                    name = _unused(name, value, shown)
+                shown[name] = REDACTED if hidden else redact(item, depth=depth + 1)
+            else:
+                shown[key] = redact(item, depth=depth + 1)
+        return shown
     if isinstance(value, list | tuple):
         return _redact_argv(value, depth)
     if isinstance(value, Mapping):
         return redact(dict(value), depth=depth)
     return value
+
+
+def redact_name(name: str) -> str:
+    """A name someone supplied, as it may be shown: a mapping's key (a model's arguments),
+    the tool a model asked for when no tool answers to it. Untrusted text, so it goes
+    through `redact_text` (`sk-...` as a key, `password=...` as a tool name); the same
+    names come back call after call, so short ones are remembered."""
+    return _redact_short_name(name) if len(name) <= _REMEMBERED_NAME else redact_text(name)
+
+
+_REMEMBERED_NAME = 256
+
+
+@functools.lru_cache(maxsize=4096)
+def _redact_short_name(name: str) -> str:
+    return redact_text(name)
+
+
+def _unused(name: str, original: Mapping[object, object], shown: Mapping[object, object]) -> str:
+    """`name` (a redacted key), or `name (2)`, `(3)`, ...: a key the copy does not hold yet
+    and the original does not have, so no entry is lost to another one."""
+    candidate, n = name, 1
+    while candidate in shown or candidate in original:
+        n += 1
+        candidate = f"{name} ({n})"
+    return candidate
 
 
 def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[object]:
@@ -521,7 +557,9 @@ def _redacts_nothing(value: object, depth: int = 0) -> bool:
         return redact_text(value) == value  # type: ignore[arg-type]
     if kind is dict:
         for key, item in value.items():  # type: ignore[attr-defined]
-            if isinstance(key, str) and is_secret_key(key) and item not in (None, ""):
+            if isinstance(key, str) and (
+                (is_secret_key(key) and item not in (None, "")) or redact_name(key) != key
+            ):
                 return False
         return _items_redact_nothing(value.values(), depth)  # type: ignore[attr-defined]
     if kind is list:

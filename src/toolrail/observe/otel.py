@@ -1,17 +1,19 @@
 """OpenTelemetry spans for tool calls, after the GenAI semantic conventions.
 
-One `execute_tool {tool}` span per call (kind INTERNAL), parented to whatever span is current
-when the call starts — an orchestrator's `invoke_agent` span, or the application's own.
-Attributes: `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`,
-`gen_ai.tool.type`, `gen_ai.conversation.id`, `gen_ai.agent.name`, `error.type`; MCP tools
-carry `toolrail.mcp.server` (and `toolrail.mcp.tool`, the server's own name for it, when the
-sink is given the `McpHub`; without it the server is read from the `mcp__<server>__<tool>`
-name, as sanitised there). Arguments and results (`gen_ai.tool.call.arguments`,
-`gen_ai.tool.call.result`) are recorded only with `record_content=True`, as the JSONL call
-log records them: made JSON data the same way (JSON text parsed; dataclasses, pydantic
-models, sets, bytes converted), then redacted and cut to 8 KiB by the one policy (`cut`).
-Content that cannot be made at all (text with a lone surrogate) is left out, and
-`toolrail.record_error` names it and the error's type: it never costs the span.
+One `execute_tool {tool}` span per call (kind INTERNAL), parented to whatever span is
+current when the call starts — an orchestrator's `invoke_agent` span, or the application's
+own. Attributes: `gen_ai.operation.name`, `gen_ai.tool.name` (a registry name; a name no
+tool answers to is what a model wrote, redacted there and in the span's name, `shown_tool`),
+`gen_ai.tool.call.id`, `gen_ai.tool.type`, `gen_ai.conversation.id`, `gen_ai.agent.name`,
+`error.type`; MCP tools carry `toolrail.mcp.server` (and `toolrail.mcp.tool`, the server's
+own name for it, when the sink is given the `McpHub`; without it the server is read from the
+`mcp__<server>__<tool>` name, as sanitised there). Arguments and results
+(`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`) are recorded only with
+`record_content=True`, as the JSONL call log records them: made JSON data the same way (JSON
+text parsed; dataclasses, pydantic models, sets, bytes converted), then redacted and cut to
+8 KiB by the one policy (`cut`). Content that cannot be made at all (text with a lone
+surrogate) is left out, and `toolrail.record_error` names it and the error's type: it never
+costs the span.
 
 Passed to an `Orchestrator(observer=...)` too, the sink opens one `invoke_agent {agent}` span
 per agent's stretch of turns (`gen_ai.operation.name`, `gen_ai.agent.name`,
@@ -71,6 +73,7 @@ from toolrail._jsonish import to_json_value
 from toolrail.core.context import ExecutionContext
 from toolrail.core.redact import cut, redact, redact_text
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
+from toolrail.recording.eventjson import shown_tool
 from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
@@ -316,7 +319,7 @@ class OtelSink:
             trace_id, random = above.trace_id, above.trace_flags.random_trace_id
         else:
             trace_id, random = ids.generate_trace_id(), ids.is_trace_id_random()
-        name = f"execute_tool {opened.tool}"
+        name = f"execute_tool {shown_tool(opened)}"
         attributes = self._attributes(opened)
         sampling = tracer.sampler.should_sample(parent, trace_id, name, _INTERNAL, attributes, ())
         sampled = sampling.decision.is_sampled()
@@ -333,7 +336,7 @@ class OtelSink:
     def _attributes(self, opened: _Opening) -> dict[str, AttributeValue]:
         attributes: dict[str, AttributeValue] = {
             "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": opened.tool,
+            "gen_ai.tool.name": shown_tool(opened),
             "gen_ai.tool.call.id": opened.call_id,
             "gen_ai.tool.type": "function",
             "gen_ai.conversation.id": opened.context.conversation_id,
@@ -450,7 +453,8 @@ class OtelSink:
     def _end(self, event: ToolCompleted | ToolFailed) -> None:
         opened = self._spans.pop((id(event.context), event.call_id), None)
         if opened is None:  # refused before it started: a span for the refusal alone
-            span = self._span(event.tool, event.call_id, event.conversation_id, event.agent)
+            tool = shown_tool(event)  # perhaps no tool's name: what the model wrote
+            span = self._span(tool, event.call_id, event.conversation_id, event.agent)
         else:
             span, token, _ = opened
             if trace.get_current_span() is span:  # the task that made it current
@@ -527,7 +531,7 @@ class _Builder:
         self.result = self.Result(decision, attributes, self.context.trace_state)
         try:
             span: trace.Span = self.tracer.start_span(
-                f"execute_tool {opened.tool}",
+                f"execute_tool {shown_tool(opened)}",
                 context=parent,
                 kind=_INTERNAL,
                 start_time=start,

@@ -6,8 +6,9 @@
      "result": {"status": "failure",
                 "error": {"kind": ..., "message": ..., "model_can_fix": ..., ...}}}
 
-Everything a tool, a model or a person supplied (arguments, outputs, messages, metadata)
-goes through the one redaction policy (`toolrail.core.redact`) and is cut to size.
+Everything a tool, a model or a person supplied (arguments and their keys, outputs,
+messages, metadata, the name of a tool no tool answers to: `shown_tool`) goes through the
+one redaction policy (`toolrail.core.redact`) and is cut to size.
 `toolrail._jsonish.dumps(event)` writes this same form.
 """
 
@@ -21,8 +22,8 @@ from returns.result import Failure, Result, Success
 
 from toolrail._jsonish import to_json_value
 from toolrail.core.call import ToolOutcome
-from toolrail.core.errors import ToolError
-from toolrail.core.redact import cut, redact_text
+from toolrail.core.errors import ToolError, UnknownTool
+from toolrail.core.redact import cut, redact_name, redact_text
 from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
@@ -49,7 +50,7 @@ def event_data(event: ToolEvent, *, max_value_bytes: int = MAX_VALUE_BYTES) -> d
         ctx = event.context
         data |= {
             "call_id": event.call_id,
-            "tool": event.tool,
+            "tool": shown_tool(event),
             "agent": ctx.agent,
             "conversation_id": ctx.conversation_id,
             "phase": ctx.phase,
@@ -93,6 +94,28 @@ def event_data(event: ToolEvent, *, max_value_bytes: int = MAX_VALUE_BYTES) -> d
         case _:
             assert_never(event)
     return data
+
+
+NO_TOOL = "unknown"
+"""The `source` the executor gives the finished event of a call it found no tool for."""
+
+
+def shown_tool(
+    event: ToolCallRequested | ToolStarted | ToolProgress | ToolCompleted | ToolFailed,
+) -> str:
+    """The tool a call event names, as it may be shown. A registered tool's name is no
+    secret and comes as it is, at no cost (a started call, its progress, and the end of a
+    call the executor found a tool for); a name no tool answers to is what a model wrote,
+    untrusted text, and goes through the one policy (`redact_name`)."""
+    match event:
+        case ToolStarted() | ToolProgress():
+            return event.tool
+        case ToolCompleted() | ToolFailed() if event.source != NO_TOOL and not (
+            isinstance(event, ToolFailed) and isinstance(event.error, UnknownTool)
+        ):
+            return event.tool
+        case _:  # asked for while the model was still writing the call, or no such tool
+            return redact_name(str(event.tool))  # a model may send a name that is no string
 
 
 def outcome_data(outcome: ToolOutcome, max_value_bytes: int = MAX_VALUE_BYTES) -> dict[str, Any]:

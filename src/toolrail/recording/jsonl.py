@@ -31,6 +31,7 @@ from toolrail._jsonish import to_json_value
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import ToolError
 from toolrail.core.redact import cut
+from toolrail.recording.eventjson import shown_tool
 from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
 log = get_logger("toolrail.recording.jsonl")
@@ -239,7 +240,7 @@ def _common(event: ToolCompleted | ToolFailed) -> dict[str, Any]:
         "conversation_id": ctx.conversation_id,
         "agent": ctx.agent,
         "phase": ctx.phase,
-        "tool": event.tool,
+        "tool": shown_tool(event),  # a name no tool answers to is what a model wrote
         "source": event.source,
         "args": None,
         "status": "success" if isinstance(event, ToolCompleted) else "failure",
