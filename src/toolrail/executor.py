@@ -2,6 +2,7 @@
 
     lookup (registry + agent table)  → UnknownTool / NotAllowed
     permissions the tool declares    → PermissionDenied
+    a rule denying the tool by name  → PermissionDenied
     validate (pydantic / jsonschema) → InvalidArguments
     gates, if any (policy/gates.py)  → PermissionDenied / CircuitOpen / ApprovalRequired /
                                        BudgetExceeded
@@ -13,7 +14,15 @@
     emit ToolCompleted | ToolFailed
 
 Validation comes before the rules because rules may match on arguments
-(`shell(git status*)`), and they should see arguments that passed the schema.
+(`shell(git status*)`), and they should see arguments that passed the schema. A tool the
+gates hide entirely (outside the agent's table, lacking a permission, denied by name) is
+refused before validation, so its input schema never shows through validation errors, and
+a mistyped name's "did you mean" suggests only tools the agent may see.
+
+Refusals keep their true reason (`NotAllowed`, `PermissionDenied`): they are the
+developer's values, and the log records them. Where a refusal crosses to an outside client
+that may not learn which hidden names exist (`toolrail serve`), the boundary answers a
+hidden tool exactly as an unknown name (see `Executor.shows`).
 
 Nothing a tool, its input, an approver or a sink does makes `run` raise. What propagates is
 only the caller's own cancellation of the task awaiting `run` (recorded first, as
@@ -166,19 +175,30 @@ class Executor:
         hidden = self.resilience.hidden
         return tuple(t for t in tools if not hidden(t))
 
+    def shows(self, agent: str, tool_name: str, permissions: frozenset[str]) -> bool:
+        """Whether `agent` with `permissions` may see `tool_name` at all: registered, in its
+        table, granted the permissions the tool declares, not denied by name. (An open
+        circuit hides a tool only for a while, and is not asked.) A boundary facing an
+        outside client answers a refusal of a tool it may not see as it answers a name
+        no tool has, so the client cannot tell which hidden names exist."""
+        tool = self.registry.find(tool_name)
+        if tool is None:
+            return False
+        in_table = self.agents is None or self.agents.allows(agent, tool_name)
+        return in_table and self._shown(tool, agent, permissions)
+
     def _visible_now(self, agent: str, permissions: frozenset[str] | None) -> tuple[AnyTool, ...]:
         tools = (
             tuple(self.registry)
             if self.agents is None
             else self.agents.visible(agent, self.registry)
         )
-        gates = self.gates
-        return tuple(
-            t
-            for t in tools
-            if (permissions is None or t.permissions <= permissions)
-            and not (gates is not None and gates.hides(t, agent))
-        )
+        return tuple(t for t in tools if self._shown(t, agent, permissions))
+
+    def _shown(self, tool: AnyTool, agent: str, permissions: frozenset[str] | None) -> bool:
+        """Past the permissions and the deny-by-name rules (the agent table asked apart)."""
+        granted = permissions is None or tool.permissions <= permissions
+        return granted and not (self.gates is not None and self.gates.hides(tool, agent))
 
     def explain(
         self, agent: str, tool_name: str, permissions: frozenset[str] = frozenset()
@@ -394,7 +414,8 @@ class Executor:
 
     def _refusal(self, call: ToolCall, ctx: ExecutionContext[Any]) -> Result[object, ToolError]:
         """Why `_lookup` found nothing: NotAllowed, why a claimed name's source cannot serve
-        it (a broken MCP server), or UnknownTool suggesting visible names."""
+        it (a broken MCP server), or UnknownTool suggesting only names the agent may see
+        (with the context's permissions: never a tool it would be refused)."""
         if call.name in self.registry:
             assert self.agents is not None
             return self.agents.check(ctx.agent, call.name).map(lambda _: None)
@@ -402,13 +423,15 @@ class Executor:
         missing = self.registry.unavailable(call.name) if may_call else None
         if missing is not None:  # e.g. the tool's MCP server did not start: say so
             return Failure(missing)
-        return Failure(unknown_tool(call.name, (t.name for t in self.visible(ctx.agent))))
+        visible = self.visible(ctx.agent, ctx.permissions)
+        return Failure(unknown_tool(call.name, (t.name for t in visible)))
 
     def _check(
         self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext[Any]
     ) -> Admitted | ToolError:
-        """Permissions and validation (and, without gates, the circuits): the call with its
-        validated arguments, or why not."""
+        """Permissions, a rule denying the tool by name, and validation (and, without gates,
+        the circuits): the call with its validated arguments, or why not. What hides the
+        tool comes before validation, whose errors would describe its input schema."""
         if tool.permissions and not tool.permissions <= ctx.permissions:
             missing = tool.permissions - ctx.permissions
             return PermissionDenied(
@@ -417,6 +440,10 @@ class Executor:
                 tool=tool.name,
                 missing=frozenset(missing),
             )
+        if self.gates is not None:
+            hidden = self.gates.denied_by_name(tool, ctx.agent)
+            if hidden is not None:
+                return hidden
         args = tool.parameters.check(call.arguments, tool=tool.name)
         if isinstance(args, InvalidArguments):
             return args

@@ -114,7 +114,14 @@ class Gates:
 
     def hides(self, tool: AnyTool, agent: str) -> bool:
         """Denied by name for this agent."""
-        return self.rules_for(agent).decide(tool.name, None).verdict == "deny"
+        return self.denied_by_name(tool, agent) is not None
+
+    def denied_by_name(self, tool: AnyTool, agent: str) -> PermissionDenied | None:
+        """Why a rule that names the tool alone (no argument pattern) denies it to `agent`,
+        or None. The executor asks this before validating arguments: a tool hidden this
+        way is refused before its input schema can show through validation errors."""
+        decision = self.rules_for(agent).decide(tool.name, None)
+        return _denied_by(tool, decision) if decision.verdict == "deny" else None
 
     async def admit(
         self,

@@ -5,6 +5,11 @@ permissions, rules, approvals, budgets, breakers, timeouts, output caps and the 
 JSONL log) all apply. A tool's failure is a result with `isError`; only a call naming no tool
 at all is a protocol error.
 
+A tool the agent may not see (outside its table, lacking a permission, denied by name) is,
+to the client, a name no tool has: called by name, the same protocol error; through
+`execute_tool`, the same `unknown_tool` error, suggesting only tools it may see. Which hidden
+names exist is the operator's business: the JSONL log records the true reason.
+
     static    every tool the agent may call is listed
     dynamic   only find_relevant_tools and execute_tool are listed
     hybrid    pinned and frequently used tools, plus the two meta-tools
@@ -44,7 +49,7 @@ from toolrail.executor import Executor
 from toolrail.mcp.hub import definition_hash
 from toolrail.policy.gates import Gates
 from toolrail.recording.events import Sink, ToolEvent, ToolProgress
-from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
+from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry, unknown_tool
 from toolrail.resilience import Resilience
 from toolrail.routing import Router
 from toolrail.serve.exchange import CURRENT, Exchange, approve
@@ -232,8 +237,11 @@ class McpToolServer:
         if name == EXECUTE and not self._static:
             return await self._execute(arguments, exchange)
         if name not in self.registry:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}")
-        return await self._run(name, arguments, exchange)
+            raise _unknown(name)
+        result = await self._run(name, arguments, exchange)
+        if result is None:
+            raise _unknown(name)
+        return result
 
     def _find(self, arguments: dict[str, Any]) -> types.CallToolResult:
         checked = _FIND_ARGS.check(arguments, tool=FIND)
@@ -255,13 +263,17 @@ class McpToolServer:
         if isinstance(checked, ToolError):
             return error_result(checked)
         inner = checked.get("arguments")
-        return await self._run(
-            str(checked["tool_name"]), inner if isinstance(inner, dict) else {}, exchange
-        )
+        name = str(checked["tool_name"])
+        result = await self._run(name, inner if isinstance(inner, dict) else {}, exchange)
+        if result is None:
+            return error_result(unknown_tool(name, (t.name for t in self._visible())))
+        return result
 
     async def _run(
         self, name: str, arguments: dict[str, Any], exchange: Exchange
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | None:
+        """The call's result, or None for a refused tool the agent may not see (which the
+        client must not tell from a name no tool has; the log keeps the true reason)."""
         call = ToolCall(name=name, arguments=arguments)
         request_id = exchange.request.request_id
         ctx = replace(
@@ -277,6 +289,8 @@ class McpToolServer:
         result: Result[object, ToolError] = outcome.result
         if isinstance(result, Success):
             self._uses[name] += 1
+        elif not self.executor.shows(ctx.agent, name, ctx.permissions):
+            return None
         return call_result(self.registry.find(name), result)
 
     def _on_event(self, event: ToolEvent) -> None:
@@ -308,6 +322,11 @@ def _version() -> str:
         return importlib.metadata.version("toolrail")
     except importlib.metadata.PackageNotFoundError:
         return "0"
+
+
+def _unknown(name: str) -> MCPError:
+    """The protocol error for a `tools/call` naming no tool the client may see."""
+    return MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}")
 
 
 def _session_id(exchange: Exchange) -> str | None:
