@@ -114,14 +114,14 @@ def test_a_secret_fields_refusal_never_repeats_its_value(
         text = _texts(parameters.check(given_as, tool="login"))
         for shown in (secret, repr(secret), json.dumps(secret), ascii(secret)):
             assert shown not in text, (name, text)
-        assert "$." in text or "$ " in text, text
+        assert "$." in text or "$ " in text or "$['" in text, text
 
 
 def test_the_reported_refusal_keeps_its_reason() -> None:
     result = LOGINS[0].check({"user": "bob", "password": "Tr0ub4dor&3x"}, tool="login")
     text = _texts(result)
     assert "Tr0ub4dor" not in text
-    assert "$.password" in text
+    assert "$['password']" in text  # `$.password: ...` would read as its value, redacted
     assert "is too short" in text  # the model can still fix its call
     assert REDACTED in text
 

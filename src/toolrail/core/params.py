@@ -17,12 +17,13 @@ from typing import Any, Generic, TypeVar
 import jsonschema_rs
 import orjson
 import pydantic
+import pydantic_core
 from pydantic_core import ErrorDetails
 from returns.result import Failure, Result, Success
 
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import ArgumentIssue, InvalidArguments
-from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_name
+from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_name, redact_text
 
 In = TypeVar("In")
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
@@ -62,22 +63,37 @@ class ParameterSchema(abc.ABC, Generic[In]):
         return JsonSchemaParameters(schema)
 
 
-def _path(loc: Iterable[int | str]) -> str:
-    """`('items', 2, 'qty')` → `$.items[2].qty`, each key as the one policy shows a name
-    (`redact_name`): a secret a model wrote as a key (`{"sk-...": 1}`) never comes back."""
+def _path(loc: Iterable[int | str], *, quoted: bool = False) -> str:
+    """`('items', 2, 'qty')` → `$.items[2].qty`, or `$['items'][2]['qty']` when `quoted`.
+    Each key as the one policy shows a name (`redact_name`): a secret a model wrote as a
+    key (`{"sk-...": 1}`) never comes back in the path."""
     out = "$"
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{redact_name(str(part))}"
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif quoted:
+            escaped = redact_name(str(part)).replace("\\", "\\\\").replace("'", "\\'")
+            out += f"['{escaped}']"
+        else:
+            out += f".{redact_name(str(part))}"
     return out
 
 
 def _issue(loc: Iterable[int | str], message: str, path: str | None = None) -> ArgumentIssue:
     """The issue at `loc` (written `path`, when the validator wrote it already and no key
-    in it needs redacting)."""
+    in it needs redacting). `InvalidArguments` lists it as `- {path}: {message}`, a line
+    every sink, log and server redacts again; where the one policy would not leave that
+    line as it is (it reads `$.token: required field is missing` as a token's value, and
+    hides the advice), the path is written `$['token']`, which it never reads so. The
+    model still learns which field, and what to do about it."""
     loc = tuple(loc)
     if path is None or any(isinstance(p, str) and redact_name(p) != p for p in loc):
         path = _path(loc)
-    return ArgumentIssue(path=path, message=message)
+    issue = ArgumentIssue(path=path, message=message)
+    line = f"- {issue}"
+    if redact_text(line) == line:
+        return issue
+    return ArgumentIssue(path=_path(loc, quoted=True), message=message)
 
 
 def _shown(value: object) -> str:
@@ -181,11 +197,36 @@ def _pydantic_issue(detail: ErrorDetails) -> ArgumentIssue:
         case "extra_forbidden":
             message = "unexpected field; remove it"
         case _ if _names_a_secret(detail["loc"]):  # never the rejected value of a secret field
-            message = _without_secrets(detail["msg"], detail["input"], secret=True)
+            message = _pydantic_wording(detail, secret=True)
         case _:
-            message = _without_secrets(detail["msg"], detail["input"])
+            message = _pydantic_wording(detail)
             message = f"{message} (got {_shown(detail['input'])})"
     return _issue(detail["loc"], message)
+
+
+def _pydantic_wording(detail: ErrorDetails, *, secret: bool = False) -> str:
+    """pydantic's message without the text of a secret it may quote. One of pydantic's own
+    is its template filled from the error's context, and only the context can quote the
+    input (a validator's `ValueError`, a parser's complaint): the secret is taken out of
+    the context, and the template's own words stay as they are, whatever the secret was
+    (a password "valid" left `Input should be a [REDACTED] integer`). A message of any
+    other making (a custom error type) loses the secret wherever it is."""
+    message, refused, ctx = detail["msg"], detail["input"], detail.get("ctx")
+    try:
+        known = pydantic_core.PydanticKnownError(detail["type"], ctx)  # type: ignore[arg-type]
+        if known.message() != message:
+            raise ValueError(message)
+        if not ctx:
+            return message  # the template alone: nothing of the input is in it
+        scrubbed = {
+            key: _without_secrets(str(value), refused, secret=secret)
+            if isinstance(value, str | BaseException)
+            else value
+            for key, value in ctx.items()
+        }
+        return str(pydantic_core.PydanticKnownError(detail["type"], scrubbed).message())  # type: ignore[arg-type]
+    except Exception:  # not one of pydantic's own messages
+        return _without_secrets(message, refused, secret=secret)
 
 
 def _names_a_secret(loc: Iterable[object]) -> bool:
@@ -325,5 +366,13 @@ def _message(error: Any) -> str:
     """jsonschema's wording of an issue, without a secret field's rejected value nor any
     secret inside what it quotes (the rest is redacted by `ArgumentIssue` itself, as every
     issue's message is)."""
+    if error.validator in _NAMES_ONLY:  # quotes the names, never a value under them
+        return str(error.message)
     secret = _names_a_secret(error.absolute_path)
     return _without_secrets(str(error.message), error.instance, secret=secret)
+
+
+# keywords whose messages name properties and quote none of their values (`Additional
+# properties are not allowed ('password' was unexpected)`): a value that is also one of
+# their words ("was") is not in them; the names are redacted as any issue's text is
+_NAMES_ONLY = frozenset({"additionalProperties", "unevaluatedProperties", "required"})
