@@ -6,6 +6,13 @@ to the questions an earlier round asked.
 elicitation — a server-to-client request on handshake-era connections, an
 `InputRequiredResult` round trip on 2026-07-28 ones — and denies, saying how to grant it,
 when the client cannot be asked.
+
+On 2026-07-28 connections an answer counts only if the server asked for it, once: the
+question's round carries `request_state` naming what was asked and an unguessable round id.
+The SDK's `RequestStateBoundary` seals that state (the client cannot read or forge it, and
+it is bound to this tool, these arguments and the caller) and `AskedRounds` takes each
+round once. `input_responses` a client sends unasked, or sends again, approve nothing: the
+server asks the person.
 """
 
 from __future__ import annotations
@@ -13,6 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import hashlib
+import secrets
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +60,10 @@ class Exchange:
 
     request: ServerRequestContext[Any, Any]
     input_responses: dict[str, Any] = field(default_factory=dict)
+    """The client's answers, counted only under `answerable` keys."""
+    answerable: frozenset[str] = frozenset()
+    """The keys the server asked about in the round this request retries (from its
+    verified `request_state`, taken once)."""
     unanswerable: ApprovalRequired | None = None
     """Set when approval was needed and the client could not be asked."""
     asked: dict[str, types.ElicitRequest] = field(default_factory=dict)
@@ -112,7 +126,7 @@ async def approve(request: ApprovalRequest) -> Decision:
     # 2026-07-28: no server-to-client requests; the question rides the result, the answer
     # comes back with the retried call, keyed by what is being approved
     key = approval_key(request)
-    given = exchange.input_responses.get(key)
+    given = exchange.input_responses.get(key) if key in exchange.answerable else None
     if isinstance(given, types.ElicitResult):
         return _decision(given)
     exchange.asked[key] = types.ElicitRequest(
@@ -123,8 +137,46 @@ async def approve(request: ApprovalRequest) -> Decision:
     )
 
 
+class AskedRounds:
+    """The approval rounds a server asked on 2026-07-28 connections: `state` names what a
+    round asked (as `request_state`, which the SDK's boundary seals), `answerable` takes a
+    retried request's state once and says which answers may count. Rounds taken are
+    remembered until their state expires, so a round's answers approve one call."""
+
+    def __init__(self, ttl_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl_s = ttl_s
+        self._clock = clock
+        self._taken: dict[str, float] = {}
+
+    def state(self, asked: Iterable[str]) -> str:
+        """The `request_state` of a round asking `asked`, with a fresh round id."""
+        return orjson.dumps({"round": secrets.token_hex(16), "asked": sorted(asked)}).decode()
+
+    def answerable(self, state: str | None) -> frozenset[str]:
+        """The keys `state` (verified by the boundary) asked about; none if there is no
+        state, it is not one of ours, or its round was taken before."""
+        if not state:
+            return frozenset()
+        try:
+            data = orjson.loads(state)
+        except orjson.JSONDecodeError:
+            return frozenset()
+        round_id = data.get("round") if isinstance(data, dict) else None
+        asked = data.get("asked") if isinstance(data, dict) else None
+        if not isinstance(round_id, str) or not isinstance(asked, list):
+            return frozenset()
+        now = self._clock()
+        self._taken = {r: until for r, until in self._taken.items() if until > now}
+        if round_id in self._taken:
+            log.warning("an approval round was answered again; asking anew")
+            return frozenset()
+        self._taken[round_id] = now + self.ttl_s
+        return frozenset(key for key in asked if isinstance(key, str))
+
+
 def approval_key(request: ApprovalRequest) -> str:
-    """Names one tool with one set of arguments: an answer approves exactly that call."""
+    """Names one tool with one set of arguments: an answer approves exactly that call. (Any
+    client can compute it: what makes an answer count is the round that asked for it.)"""
     body = orjson.dumps([request.tool, dict(request.arguments)], option=orjson.OPT_SORT_KEYS)
     return "approve-" + hashlib.sha256(body).hexdigest()[:24]
 

@@ -34,6 +34,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
@@ -52,7 +53,7 @@ from toolrail.recording.events import Sink, ToolEvent, ToolProgress
 from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry, unknown_tool
 from toolrail.resilience import Resilience
 from toolrail.routing import Router
-from toolrail.serve.exchange import CURRENT, Exchange, approve
+from toolrail.serve.exchange import CURRENT, AskedRounds, Exchange, approve
 from toolrail.serve.listing import call_result, error_result, mcp_tool, success_result
 from toolrail.serve.meta import (
     EXECUTE,
@@ -69,6 +70,8 @@ log = get_logger("toolrail.serve")
 _FIND_ARGS = ParameterSchema.from_json_schema(FIND_TOOL.input_schema)
 _EXECUTE_ARGS = ParameterSchema.from_json_schema(EXECUTE_TOOL.input_schema)
 SEND_TIMEOUT_S = 5.0
+APPROVAL_TTL_S = 600.0
+"""How long a person may take to answer an approval on a 2026-07-28 connection."""
 HOT_AFTER = 2
 """Calls after which a tool counts as frequently used in hybrid mode."""
 
@@ -136,6 +139,13 @@ class McpToolServer:
         self.server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._on_initialized
         )
+        # 2026-07-28 approvals: the state a question's round carries is sealed (under a key
+        # only this process holds) and verified on the retry; each round is taken once
+        security = RequestStateSecurity.ephemeral(ttl=APPROVAL_TTL_S)
+        self.server.middleware.append(
+            RequestStateBoundary(security, default_audience=self.settings.name)
+        )
+        self._rounds = AskedRounds(APPROVAL_TTL_S)
 
     # --- what is served -----------------------------------------------------------------
 
@@ -215,7 +225,11 @@ class McpToolServer:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        exchange = Exchange(ctx, input_responses=dict(params.input_responses or {}))
+        exchange = Exchange(
+            ctx,
+            input_responses=dict(params.input_responses or {}),
+            answerable=self._rounds.answerable(params.request_state),
+        )
         token = CURRENT.set(exchange)
         try:
             result = await self._dispatch(params.name, params.arguments or {}, exchange)
@@ -223,7 +237,10 @@ class McpToolServer:
             CURRENT.reset(token)
             await exchange.flush()
         if exchange.asked:
-            return types.InputRequiredResult(input_requests=dict(exchange.asked))
+            return types.InputRequiredResult(
+                input_requests=dict(exchange.asked),
+                request_state=self._rounds.state(exchange.asked),
+            )
         if exchange.unanswerable is not None and result.is_error:
             result = error_result(exchange.unanswerable)
         self._recheck.set()  # a breaker or the hybrid list may have changed
