@@ -1,15 +1,21 @@
 """The two meta-tools of dynamic and hybrid mode: `find_relevant_tools(query, limit)` and
-`execute_tool(tool_name, arguments)`, so a client lists two tools instead of hundreds."""
+`execute_tool(tool_name, arguments)`, so a client lists two tools instead of hundreds.
+
+A query is at most `QUERY_CHARS` characters (the bound the orchestrator routes a turn on);
+a longer one is refused before any ranking, saying so: ranking a few MB of text holds the
+event loop, and every other client's call, for seconds."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import mcp_types as types
 
+from toolrail.core.errors import ArgumentIssue, InvalidArguments
 from toolrail.registry import AnyTool
 from toolrail.routing import Router
+from toolrail.routing.surfacing import QUERY_CHARS
 
 FIND = "find_relevant_tools"
 EXECUTE = "execute_tool"
@@ -24,7 +30,11 @@ FIND_TOOL = types.Tool(
     input_schema={
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": "what you want to do, in a few words"},
+            "query": {
+                "type": "string",
+                "maxLength": QUERY_CHARS,
+                "description": "what you want to do, in a few words",
+            },
             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10},
         },
         "required": ["query"],
@@ -79,6 +89,20 @@ EXECUTE_TOOL = types.Tool(
         open_world_hint=True,
     ),
 )
+
+
+def overlong_query(arguments: Mapping[str, Any]) -> InvalidArguments | None:
+    """Why `find_relevant_tools`' query is refused for its length (checked before the
+    schema, whose message would repeat the whole query), or None."""
+    query = arguments.get("query")
+    if not isinstance(query, str) or len(query) <= QUERY_CHARS:
+        return None
+    issue = ArgumentIssue(
+        path="$.query",
+        message=f"{len(query)} characters; a query has at most {QUERY_CHARS} characters: "
+        "say what you want to do in a few words",
+    )
+    return InvalidArguments.of(FIND, (issue,))
 
 
 def find_relevant(

@@ -63,6 +63,7 @@ from toolrail.serve.meta import (
     META_NAMES,
     find_relevant,
     found,
+    overlong_query,
 )
 
 log = get_logger("toolrail.serve")
@@ -261,6 +262,9 @@ class McpToolServer:
         return result
 
     def _find(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        overlong = overlong_query(arguments)
+        if overlong is not None:
+            return error_result(overlong)
         checked = _FIND_ARGS.check(arguments, tool=FIND)
         if isinstance(checked, ToolError):
             return error_result(checked)
