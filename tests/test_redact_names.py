@@ -31,7 +31,8 @@ from toolrail import (
 from toolrail.core.redact import REDACTED, redact
 from toolrail.observe.otel import OtelSink
 from toolrail.recording.eventjson import event_data
-from toolrail.recording.events import ToolEvent
+from toolrail.recording.events import ToolCallRequested, ToolEvent
+from toolrail.recording.stream import ProgressUpdate, ToolStreamHandler
 
 from .observe.conftest import recording_provider
 
@@ -178,3 +179,18 @@ async def test_prometheus_counts_an_unknown_tool_as_unknown() -> None:
     exposed = prometheus_client.generate_latest(registry).decode()
     _no_leak(exposed)
     assert 'tool="<unknown>"' in exposed
+
+
+async def test_progress_lines_never_name_an_unknown_tool_as_the_model_wrote_it() -> None:
+    """The stream handler's lines: neither their text nor their `tool` field, for a call
+    the executor found no tool for, or one the model is still writing."""
+    lines: list[ProgressUpdate] = []
+    handler = ToolStreamHandler(on_update=lines.append)
+    executor = Executor(ToolRegistry([echo, nest]), sinks=[handler])
+    ctx = ExecutionContext(agent="a")
+    executor.emit(ToolCallRequested(call_id="writing", tool=SK, context=ctx))
+    await _run([handler])
+    shown = [(line.tool, line.text) for line in lines]
+    _no_leak(repr(shown))
+    assert [tool for tool, _ in shown[:3]] == [REDACTED, REDACTED, REDACTED]
+    assert {tool for tool, _ in shown[3:]} == {"echo", "nest"}

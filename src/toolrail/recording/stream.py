@@ -27,6 +27,7 @@ from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ToolError
 from toolrail.core.redact import redact_text
+from toolrail.recording.eventjson import shown_tool
 from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
@@ -212,7 +213,11 @@ class ToolStreamHandler:
                 if self._ended(event):
                     return []
                 started = self._ensure_started(
-                    event.call_id, event.tool, event.agent, event.outcome.call.arguments, event.at
+                    event.call_id,
+                    shown_tool(event),  # a name no tool answers to is the model's text
+                    event.agent,
+                    event.outcome.call.arguments,
+                    event.at,
                 )
                 timed_out = isinstance(event, ToolFailed) and event.timed_out
                 health = self._health.health(event.tool) if self._health is not None else None
@@ -247,10 +252,9 @@ class ToolStreamHandler:
             case ToolCallRequested():
                 if event.call_id in self._active or self._ended(event):
                     return []
-                text = partial(redact_text, f"💭 Preparing {event.tool}")
-                return [
-                    self._begin(event.call_id, event.tool, event.agent, "requested", text, event.at)
-                ]
+                tool = shown_tool(event)  # the model is still writing it: untrusted text
+                text = partial(redact_text, f"💭 Preparing {tool}")
+                return [self._begin(event.call_id, tool, event.agent, "requested", text, event.at)]
             case (
                 ToolRegistered()
                 | ToolUnregistered()
