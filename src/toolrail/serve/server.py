@@ -42,7 +42,7 @@ from returns.result import Result, Success
 
 from toolrail._diagnostics import get_logger
 from toolrail.config import ServeSection
-from toolrail.core.call import ToolCall
+from toolrail.core.call import ToolCall, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ToolError
 from toolrail.core.params import ParameterSchema
@@ -124,6 +124,8 @@ class McpToolServer:
         self.router = Router(registry, executor=self.executor)
         """Ranks the tools `find_relevant_tools` answers with (the agent's own, as listed)."""
         self._calls: dict[str, Exchange] = {}
+        self._cancelled: set[asyncio.Future[ToolOutcome]] = set()
+        """Calls the client cancelled, held until the executor has ended and recorded them."""
         self._uses: Counter[str] = Counter()
         self._bus = InMemorySubscriptionBus()
         self._sessions: list[Any] = []  # handshake-era connections, told of list changes
@@ -304,7 +306,7 @@ class McpToolServer:
         )
         self._calls[call.id] = exchange
         try:
-            outcome = await self.executor.run(call, ctx)
+            outcome = await self._outcome(call, ctx)
         finally:
             self._calls.pop(call.id, None)
         result: Result[object, ToolError] = outcome.result
@@ -313,6 +315,23 @@ class McpToolServer:
         elif not self.executor.shows(ctx.agent, name, ctx.permissions):
             return None
         return call_result(self.registry.find(name), result)
+
+    async def _outcome(self, call: ToolCall, ctx: ExecutionContext) -> ToolOutcome:
+        """The executor's outcome for `call`, run in a task of its own. When the client
+        cancels the request, the SDK cancels this handler; the call is then ended by
+        `Executor.cancel` (or, outside the tool's body, by cancelling its task), which stops
+        it at once and records it cancelled — even when the tool swallows its cancellation.
+        (Thrown straight into such a tool, the cancellation was lost: the tool finished and
+        the log said success, for a result the client never received.)"""
+        running = asyncio.ensure_future(self.executor.run(call, ctx))
+        try:
+            return await asyncio.shield(running)
+        except asyncio.CancelledError:
+            if not self.executor.cancel(call.id):  # waiting for approval, say
+                running.cancel()
+            self._cancelled.add(running)  # a task only weakly held would be collected
+            running.add_done_callback(self._cancelled.discard)
+            raise
 
     def _on_event(self, event: ToolEvent) -> None:
         """The sink that turns a running call's progress into MCP progress notifications,

@@ -1,0 +1,19 @@
+"""More local tools for the `toolrail serve` tests: ones that misbehave on purpose."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+from toolrail import tool
+
+
+@tool
+async def stubborn(marker: str) -> str:
+    """Run on through cancellations (swallowing each); the marker file says it started."""
+    Path(marker).write_text("started")
+    for _ in range(40):
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(0.05)
+    return "finished anyway"
