@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from toolrail import tool
+from toolrail import ExecutionContext, tool
 
 
 @tool
@@ -17,3 +17,11 @@ async def stubborn(marker: str) -> str:
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.sleep(0.05)
     return "finished anyway"
+
+
+@tool
+async def chatty(count: int, ctx: ExecutionContext) -> str:
+    """Report progress `count` times in a tight loop, never waiting."""
+    for step in range(1, count + 1):
+        ctx.report_progress(step, count, f"step {step}")
+    return f"{count} reports"

@@ -68,33 +68,37 @@ class Exchange:
     """Set when approval was needed and the client could not be asked."""
     asked: dict[str, types.ElicitRequest] = field(default_factory=dict)
     """Questions for the client on 2026-07-28 connections, sent as an InputRequiredResult."""
-    progress: list[asyncio.Task[None]] = field(default_factory=list)
+    _pending: tuple[float, float | None, str | None] | None = field(default=None, init=False)
+    """The latest progress report not sent yet."""
+    _sender: asyncio.Task[None] | None = field(default=None, init=False)
 
     def report_progress(self, progress: float, total: float | None, message: str | None) -> None:
-        """Send a progress notification for the request's token (if it gave one), after the
-        ones before it."""
-        previous = self.progress[-1] if self.progress else None
-        text = redacted_text(message) if message else message  # as every text sent is
-        self.progress.append(asyncio.ensure_future(self._send(previous, progress, total, text)))
+        """Send a progress notification for the request's token (if it gave one). Reports
+        are coalesced: one waiting to be sent (the sender has not run yet, or is sending the
+        one before) is replaced by a newer one, so a tool reporting in a tight loop sends a
+        few notifications, not one per report, in order. The last report is never dropped:
+        `flush` waits for it."""
+        self._pending = (progress, total, message)
+        if self._sender is None:
+            self._sender = asyncio.ensure_future(self._send_pending())
 
-    async def _send(
-        self,
-        previous: asyncio.Task[None] | None,
-        progress: float,
-        total: float | None,
-        message: str | None,
-    ) -> None:
-        if previous is not None:
-            await previous
+    async def _send_pending(self) -> None:
         try:
-            await self.request.session.report_progress(progress, total, message)
-        except Exception as error:  # a client that went away must not break the call
-            log.debug("progress notification not sent", error=str(error))
+            while self._pending is not None:
+                progress, total, message = self._pending
+                self._pending = None
+                text = redacted_text(message) if message else message  # as every text sent is
+                try:
+                    await self.request.session.report_progress(progress, total, text)
+                except Exception as error:  # a client that went away must not break the call
+                    log.debug("progress notification not sent", error=str(error))
+        finally:
+            self._sender = None
 
     async def flush(self) -> None:
-        """Let progress notifications go out before the result does."""
-        if self.progress:
-            await asyncio.gather(*self.progress)
+        """Let the last progress notification go out before the result does."""
+        if self._sender is not None:
+            await self._sender
 
 
 CURRENT: contextvars.ContextVar[Exchange | None] = contextvars.ContextVar(
