@@ -27,11 +27,9 @@ from toolrail import (
     ToolRegistry,
     tool,
 )
-from toolrail.recording.stream import ProgressUpdate
 
 ARGS = '{"a": 1, "b": 2}'
 FULL = "toolrail full railway (gates, JSONL log, stream)"
-READ = "toolrail full railway, every progress line's text read"
 TRACED = "toolrail full railway + OTel sink"
 
 
@@ -73,23 +71,18 @@ def toolrail_executor(*, with_table: bool, functional: bool = False) -> AsyncCal
     return run
 
 
-def full_railway(
-    *, otel: bool = False, read_lines: bool = False
-) -> tuple[AsyncCall, Callable[[], object]]:
+def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]]:
     """Agent table, allow/ask/deny rules, a budget, declared permissions, a deadline, the
     JSONL call log and the stream handler; with `otel`, spans too (a batch processor
-    exporting nowhere: no exporter I/O on the call path). The handler makes a line's text
-    when it is read: with `read_lines`, its callback reads every line's (a UI printing
-    each), else none (one that reads the status, or draws a few times a second). With the
-    call and what waits for the writer threads of the log and the span sink (run between
-    rounds: the log's is measured on its own in `log_throughput.py`)."""
+    exporting nowhere: no exporter I/O on the call path). With the call and what waits
+    for the writer threads of the log and the span sink (run between rounds: the log's
+    is measured on its own in `log_throughput.py`)."""
     from bench.railway_overhead import RULES
     from toolrail import JsonlCallLog, ToolStreamHandler
     from toolrail.policy import Budget, Gates
 
     call_log = JsonlCallLog(tempfile.mkdtemp(prefix="toolrail-bench-"))
-    handler = ToolStreamHandler(on_update=_read_text if read_lines else lambda update: None)
-    sinks: list[Any] = [call_log, handler]
+    sinks: list[Any] = [call_log, ToolStreamHandler(on_update=lambda update: None)]
     if otel:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
@@ -120,12 +113,6 @@ def full_railway(
                 sink.flush()
 
     return run, settle
-
-
-def _read_text(update: ProgressUpdate) -> None:
-    """A UI printing every line reads each line's text."""
-    if not update.text:
-        raise AssertionError(f"a line without text: {update!r}")
 
 
 def openai_agents() -> AsyncCall:
@@ -174,7 +161,6 @@ def langchain_core() -> AsyncCall:
 
 async def main() -> None:
     full, full_settle = full_railway()
-    read, read_settle = full_railway(read_lines=True)
     traced, traced_settle = full_railway(otel=True)
     contenders: dict[str, AsyncCall] = {
         "plain pydantic validate + call": plain_pydantic(),
@@ -184,15 +170,12 @@ async def main() -> None:
             with_table=False, functional=True
         ),
         FULL: full,
-        READ: read,
         TRACED: traced,
         "openai-agents FunctionTool.on_invoke_tool": openai_agents(),
         "pydantic-ai ToolManager.handle_call": await pydantic_ai(),
         "langchain-core StructuredTool.ainvoke": langchain_core(),
     }
-    timings = await measure(
-        contenders, settle={FULL: full_settle, READ: read_settle, TRACED: traced_settle}
-    )
+    timings = await measure(contenders, settle={FULL: full_settle, TRACED: traced_settle})
     report(
         "Executor path per call (async tool, JSON arguments)",
         timings,

@@ -12,16 +12,15 @@ import asyncio
 import contextlib
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
-from types import MappingProxyType
 from typing import Literal, assert_never
 
 from returns.result import Failure, Success
 
 from toolrail._diagnostics import get_logger
+from toolrail.core._slots import constructor
 from toolrail.core.call import RawArguments
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
@@ -50,28 +49,7 @@ Status = Literal["requested", "running", "completed", "failed"]
 Terminator = Literal["complete", "end_conversation"]
 
 
-class _Text:
-    """`ProgressUpdate.text`: the line's text, which the handler's lines make (and redact)
-    when it is first read. Most lines of a fast call are never read: a UI draws a few times
-    a second, a log or a metric reads the status."""
-
-    def __get__(self, update: ProgressUpdate | None, owner: type | None = None) -> str:
-        if update is None:  # on the class: the field has no default (the dataclass rule)
-            raise AttributeError("text")
-        fields = update.__dict__
-        text: str | None = fields.get("text")
-        if text is None:
-            # made by `_line` with the function that makes it; two threads may both make
-            # it: the same text
-            text = fields["text"] = fields["_make"]()
-            fields.pop("_make", None)  # what it held (arguments, an error) can go
-        return text
-
-    def __set__(self, update: ProgressUpdate, text: str) -> None:
-        update.__dict__["text"] = text
-
-
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ProgressUpdate:
     """The current line for one call; a UI replaces the call's previous line with `text`."""
 
@@ -79,7 +57,7 @@ class ProgressUpdate:
     tool: str
     agent: str
     status: Status
-    text: _Text = _Text()
+    text: str
     progress: float | None = None
     total: float | None = None
     duration_ms: float | None = None
@@ -100,38 +78,9 @@ class ProgressUpdate:
         return self.status in ("completed", "failed")
 
 
-_new = object.__new__
-_set_fields = object.__setattr__
-
-
-def _line(
-    call_id: str,
-    tool: str,
-    agent: str,
-    status: Status,
-    text: str | Callable[[], str],
-    at: datetime | None,
-    given: Mapping[str, object] = MappingProxyType({}),
-) -> ProgressUpdate:
-    """A handler's line: `text` is redacted already, or a function that makes it redacted
-    when the line's text is first read (`_Text`); `given`, the other
-    fields that are not their default (one left out reads as its default: the class holds
-    it)."""
-    update = _new(ProgressUpdate)
-    _set_fields(
-        update,
-        "__dict__",
-        {
-            "call_id": call_id,
-            "tool": tool,
-            "agent": agent,
-            "status": status,
-            "text" if type(text) is str else "_make": text,
-            "at": at,
-            **given,
-        },
-    )
-    return update
+_clean_update: Callable[..., ProgressUpdate] = constructor(ProgressUpdate)
+"""A `ProgressUpdate` whose `text` is redacted already, made without redacting it again
+(the handler redacts each text it makes once); every other way to make one redacts."""
 
 
 UpdateCallback = Callable[[ProgressUpdate], None]
@@ -198,13 +147,8 @@ class ToolStreamHandler:
                 current = self._active.get(event.call_id)
                 if self._ended(event) or (current and current.status == "running"):
                     return []
-                text = partial(
-                    _start_text,
-                    event.description,
-                    event.tool,
-                    event.arguments,
-                    event.read_only,
-                    event.source,
+                text = event.description or describe_call(
+                    event.tool, event.arguments, read_only=event.read_only, source=event.source
                 )
                 return [
                     self._begin(event.call_id, event.tool, event.agent, "running", text, event.at)
@@ -229,31 +173,34 @@ class ToolStreamHandler:
                     event.call_id, event.tool, event.agent, None, event.at
                 )
                 base = self._active[event.call_id]
-                progress, total = event.progress, event.total
-                update = _line(
-                    base.call_id,
-                    base.tool,
-                    base.agent,
-                    base.status,
-                    partial(_progress_text, base, progress, total, event.message),
-                    event.at,
-                    {"progress": progress, "total": total, "health": base.health},
+                update = _clean_update(
+                    call_id=base.call_id,
+                    tool=base.tool,
+                    agent=base.agent,
+                    status=base.status,
+                    text=redact_text(_with_progress(base.text, event)),  # its message is new
+                    progress=event.progress,
+                    total=event.total,
+                    at=event.at,
+                    health=base.health,
                 )
-                self._active[event.call_id] = _line(
-                    base.call_id,
-                    base.tool,
-                    base.agent,
-                    base.status,
-                    partial(_text_of, base),
-                    event.at,
-                    {"progress": progress, "total": total, "health": base.health},
+                self._active[event.call_id] = _clean_update(
+                    call_id=base.call_id,
+                    tool=base.tool,
+                    agent=base.agent,
+                    status=base.status,
+                    text=base.text,
+                    progress=event.progress,
+                    total=event.total,
+                    at=event.at,
+                    health=base.health,
                 )
                 return [*started, update]
             case ToolCallRequested():
                 if event.call_id in self._active or self._ended(event):
                     return []
                 tool = shown_tool(event)  # the model is still writing it: untrusted text
-                text = partial(redact_text, f"💭 Preparing {tool}")
+                text = f"💭 Preparing {tool}"
                 return [self._begin(event.call_id, tool, event.agent, "requested", text, event.at)]
             case (
                 ToolRegistered()
@@ -267,16 +214,13 @@ class ToolStreamHandler:
                 assert_never(event)
 
     def _begin(
-        self,
-        call_id: str,
-        tool: str,
-        agent: str,
-        status: Status,
-        text: Callable[[], str],
-        at: datetime,
+        self, call_id: str, tool: str, agent: str, status: Status, text: str, at: datetime
     ) -> ProgressUpdate:
-        """The first line of a call; later lines of the call build on its text."""
-        update = _line(call_id, tool, agent, status, text, at)
+        """The first line of a call: its text is redacted here, once; later lines of the
+        call build on it."""
+        update = _clean_update(
+            call_id=call_id, tool=tool, agent=agent, status=status, text=redact_text(text), at=at
+        )
         self._active[call_id] = update
         return update
 
@@ -287,7 +231,7 @@ class ToolStreamHandler:
         current = self._active.get(call_id)
         if current is not None and current.status == "running":
             return []
-        text = partial(_start_text, None, tool, arguments, False, "local")
+        text = describe_call(tool, arguments)
         return [self._begin(call_id, tool, agent, "running", text, at)]
 
     def _ended(
@@ -313,42 +257,46 @@ class ToolStreamHandler:
         self._finished[event.call_id] = weakref.ref(event.context)
         if len(self._finished) > _SEEN_LIMIT:
             self._finished.popitem(last=False)
+        seconds = _duration(outcome.duration_ms)
+        if outcome.attempts > 1:
+            seconds = f"{outcome.attempts} attempts, {seconds}"
         status: Status = "completed"
-        given: dict[str, object] = {"duration_ms": outcome.duration_ms}
-        text: str | Callable[[], str]
+        terminator: Terminator | None = None
+        error_kind: str | None = None
         result = outcome.result
         # `type(...) is`, not `match Success(...)`: Success and Failure are final classes
         # under an ABC, where each class pattern is a slow isinstance
         if type(result) is Success:
             value = result.unwrap()
             if isinstance(value, Complete):
-                text = redact_text(f"✅ Completed: {_first_line(value.summary)}")
-                given["terminator"] = "complete"
+                text, terminator = f"✅ Completed: {_first_line(value.summary)}", "complete"
+                text = redact_text(text)
             elif isinstance(value, EndConversation):
                 text = redact_text(f"🏁 Conversation ended: {_first_line(value.reason)}")
-                given["terminator"] = "end_conversation"
-            else:
-                text = partial(_done_text, begun, outcome.duration_ms, outcome.attempts)
+                terminator = "end_conversation"
+            else:  # only the redacted start line and our own figures: nothing new to redact
+                text = f"✔ {begun.text} ({seconds})"
         elif type(result) is Failure:
             error: ToolError = result.failure()
-            status, given["error_kind"] = "failed", error.kind
-            text = partial(_failed_text, begun, error, outcome.duration_ms, outcome.attempts)
+            status, error_kind = "failed", error.kind
+            # redacted whole: the error's text may be what completes a secret in the line
+            text = redact_text(f"✖ {begun.text} — {describe_error(error)} ({seconds})")
         else:
-            status, text = "failed", partial(_failed_text, begun, None, 0.0, 1)
-        if timed_out:
-            given["timed_out"] = True
-        if begun.progress is not None:
-            given["progress"], given["total"] = begun.progress, begun.total
-        if health is not None or (health := begun.health) is not None:
-            given["health"] = health
-        return _line(
-            begun.call_id,
-            begun.tool,
-            begun.agent,
-            status,
-            text,
-            begun.at,
-            given,
+            status, text = "failed", f"✖ {begun.text}"
+        return _clean_update(
+            call_id=begun.call_id,
+            tool=begun.tool,
+            agent=begun.agent,
+            status=status,
+            text=text,
+            progress=begun.progress,
+            total=begun.total,
+            duration_ms=outcome.duration_ms,
+            error_kind=error_kind,
+            timed_out=timed_out,
+            terminator=terminator,
+            at=begun.at,
+            health=health if health is not None else begun.health,
         )
 
     def _publish(self, update: ProgressUpdate) -> None:
@@ -373,49 +321,13 @@ def _put(
     queue.put_nowait(item)
 
 
-# --- a line's text, made when it is first read ---------------------------------------
-
-
-def _text_of(update: ProgressUpdate) -> str:
-    return update.text
-
-
-def _start_text(
-    description: str | None, tool: str, arguments: RawArguments, read_only: bool, source: str
-) -> str:
-    return redact_text(
-        description or describe_call(tool, arguments, read_only=read_only, source=source)
-    )
-
-
-def _progress_text(
-    base: ProgressUpdate, progress: float, total: float | None, message: str | None
-) -> str:
+def _with_progress(text: str, event: ToolProgress) -> str:
     try:
-        amount = f"{progress / total:.0%}" if total else f"{progress:g}"
+        amount = f"{event.progress / event.total:.0%}" if event.total else f"{event.progress:g}"
     except (TypeError, ValueError):  # a tool reported something that is not a number
-        amount = str(progress)
-    detail = f" — {message}" if message else ""
-    return redact_text(f"{base.text} [{amount}]{detail}")  # its message is new
-
-
-def _done_text(begun: ProgressUpdate, duration_ms: float, attempts: int) -> str:
-    # only the redacted start line and our own figures: nothing new to redact
-    return f"✔ {begun.text} ({_took(duration_ms, attempts)})"
-
-
-def _failed_text(
-    begun: ProgressUpdate, error: ToolError | None, duration_ms: float, attempts: int
-) -> str:
-    if error is None:  # a result that is neither Success nor Failure
-        return f"✖ {begun.text}"
-    # redacted whole: the error's text may be what completes a secret in the line
-    return redact_text(f"✖ {begun.text} — {describe_error(error)} ({_took(duration_ms, attempts)})")
-
-
-def _took(duration_ms: float, attempts: int) -> str:
-    seconds = _duration(duration_ms)
-    return f"{attempts} attempts, {seconds}" if attempts > 1 else seconds
+        amount = str(event.progress)
+    detail = f" — {event.message}" if event.message else ""
+    return f"{text} [{amount}]{detail}"
 
 
 def _duration(ms: float) -> str:
