@@ -113,6 +113,15 @@ async def approve(request: ApprovalRequest) -> Decision:
         return Deny(message="approval is required and there is no client to ask")
     session = exchange.request.session
     capabilities = session.client_capabilities
+    if capabilities is None and not session.can_send_request:
+        # no handshake on record and no channel back: stateless HTTP on a handshake-era
+        # protocol, where the server cannot tell what the client supports, nor ask it
+        version = exchange.request.protocol_version
+        why = (
+            f"this server serves stateless HTTP, which keeps no session with a client on "
+            f"protocol {version}: there is no connection to send it the question over"
+        )
+        return _unanswerable(exchange, request, why, grant=_GRANT_STATELESS)
     if capabilities is None or capabilities.elicitation is None:
         return _unanswerable(exchange, request, "this MCP client does not support elicitation")
     question = _question(request)
@@ -197,15 +206,28 @@ def _decision(answer: types.ElicitResult) -> Decision:
     if answer.action == "accept":
         reason = content.get("reason")
         return Deny(message=str(reason) if reason else "a person declined this call")
-    return Deny(message=f"a person {answer.action}d the approval request")
+    done = _ANSWERED.get(answer.action, f"answered {answer.action!r} to")
+    return Deny(message=f"a person {done} the approval request")
 
 
-def _unanswerable(exchange: Exchange, request: ApprovalRequest, why: str) -> Decision:
+_ANSWERED = {"decline": "declined", "cancel": "cancelled"}
+"""An elicitation's action, as what the person did."""
+
+_GRANT_BY_CLIENT = "call it from an MCP client that supports elicitation, which asks the person"
+_GRANT_STATELESS = (
+    "call it from an MCP client on the 2026-07-28 protocol, which the server asks within the "
+    "call's result; or serve with sessions (without --stateless), so that the server can ask "
+    "a client that supports elicitation"
+)
+
+
+def _unanswerable(
+    exchange: Exchange, request: ApprovalRequest, why: str, *, grant: str = _GRANT_BY_CLIENT
+) -> Decision:
     message = (
         f"{request.tool} needs a person's approval ({request.reason}) and {why}. To grant it, "
-        "call it from an MCP client that supports elicitation, which asks the person; or, if "
-        "it should not ask, remove the `ask` or `needs_approval` entry of toolrail.toml that "
-        "matches it"
+        f"{grant}; or, if it should not ask, remove the `ask` or `needs_approval` entry of "
+        "toolrail.toml that matches it"
     )
     exchange.unanswerable = ApprovalRequired(message=message, tool=request.tool)
     return Deny(message=message)
