@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import settings
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from .observe.conftest import recording_provider
 
 # no per-example deadline: a loaded CI machine must not turn slowness into failures; and
 # derandomized, so a run is reproducible and CI cannot go red by luck. To explore new
@@ -16,3 +22,12 @@ settings.load_profile("toolrail")
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def spans() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
+    """A tracer provider whose spans end up in the exporter at once."""
+    exporter = InMemorySpanExporter()
+    provider = recording_provider(exporter)
+    yield provider, exporter
+    provider.shutdown()

@@ -7,7 +7,7 @@ registered tool's name is not secret, and is shown as it is."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +33,6 @@ from toolrail.observe.otel import OtelSink
 from toolrail.recording.eventjson import event_data
 from toolrail.recording.events import ToolCallRequested, ToolEvent
 from toolrail.recording.stream import ProgressUpdate, ToolStreamHandler
-
-from .observe.conftest import recording_provider
 
 pytestmark = pytest.mark.anyio
 
@@ -144,27 +142,19 @@ class _Provider(trace.TracerProvider):
         return self.tracer
 
 
-@pytest.fixture
-def sdk_spans() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
-    exporter = InMemorySpanExporter()
-    provider = recording_provider(exporter)
-    yield provider, exporter
-    provider.shutdown()
-
-
 async def test_otel_spans_never_name_an_unknown_tool_as_the_model_wrote_it(
-    sdk_spans: tuple[TracerProvider, InMemorySpanExporter],
+    spans: tuple[TracerProvider, InMemorySpanExporter],
 ) -> None:
-    provider, exporter = sdk_spans
+    provider, exporter = spans
     sink = OtelSink(provider, record_content=True)
     other = _Provider()
     on_call_path = OtelSink(other)
     await _run([sink, on_call_path])
     assert sink.flush()
-    spans = exporter.get_finished_spans()
-    shown = [(s.name, dict(s.attributes or {})) for s in spans] + other.tracer.started
+    finished = exporter.get_finished_spans()
+    shown = [(s.name, dict(s.attributes or {})) for s in finished] + other.tracer.started
     _no_leak(json.dumps([(n, {k: str(v) for k, v in a.items()}) for n, a in shown]))
-    for found in (spans[0].name, other.tracer.started[0][0]):
+    for found in (finished[0].name, other.tracer.started[0][0]):
         assert found == f"execute_tool {REDACTED}"
     assert {a["gen_ai.tool.name"] for _, a in shown} == {REDACTED, "echo", "nest"}
 

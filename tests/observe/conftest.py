@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -15,11 +12,3 @@ def recording_provider(exporter: InMemorySpanExporter, **options: object) -> Tra
     provider = TracerProvider(**options)  # type: ignore[arg-type]
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     return provider
-
-
-@pytest.fixture
-def spans() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
-    exporter = InMemorySpanExporter()
-    provider = recording_provider(exporter)
-    yield provider, exporter
-    provider.shutdown()
