@@ -23,23 +23,33 @@ TOOLS = Path(__file__).with_name("serve_tools.py")
 UPSTREAM = Path(__file__).with_name("server.py")
 
 
-def write_config(directory: Path, extra: str = "") -> Path:
-    """A toolrail.toml serving `serve_tools.py` as agent "client", asking before write_note."""
+def write_config(
+    directory: Path,
+    extra: str = "",
+    *,
+    modules: tuple[Path, ...] = (TOOLS,),
+    tools: str = '["*"]',
+    permissions: str = '["mcp:connect"]',
+    policy: str = 'ask = ["write_note"]',
+) -> Path:
+    """A toolrail.toml serving `modules` (`serve_tools.py`) as agent "client", which may
+    call `tools` with `permissions`, under `policy` (asking before write_note); `extra`
+    goes into `[serve]`, or after it."""
     config = directory / "toolrail.toml"
     config.write_text(
         f"""
 [tools]
-modules = [{str(TOOLS)!r}]
+modules = [{", ".join(repr(str(module)) for module in modules)}]
 
 [logging]
 directory = "logs"
 
 [agents.client]
-tools = ["*"]
-permissions = ["mcp:connect"]
+tools = {tools}
+permissions = {permissions}
 
 [policy]
-ask = ["write_note"]
+{policy}
 
 [serve]
 agent = "client"

@@ -9,29 +9,14 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from .serve_support import TOOLS, log_entries, stdio_params, wait_for
+from .serve_support import TOOLS, log_entries, stdio_params, wait_for, write_config
 
 pytestmark = pytest.mark.anyio
 MORE = Path(__file__).with_name("serve_tools_more.py")
 
 
 def config(directory: Path) -> Path:
-    path = directory / "toolrail.toml"
-    path.write_text(
-        f"""
-[tools]
-modules = [{str(TOOLS)!r}, {str(MORE)!r}]
-
-[logging]
-directory = "logs"
-
-[serve]
-agent = "client"
-mode = "hybrid"
-""",
-        encoding="utf-8",
-    )
-    return path
+    return write_config(directory, 'mode = "hybrid"', modules=(TOOLS, MORE))
 
 
 @pytest.mark.parametrize("via", ["direct", "execute_tool"])

@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolrail.serve.listing import ERROR_META_KEY
 
-from .serve_support import TOOLS, log_entries, stdio_params
+from .serve_support import log_entries, stdio_params, write_config
 
 pytestmark = pytest.mark.anyio
 HIDDEN = ("add", "whoami", "weather")
@@ -24,29 +24,13 @@ NOWHERE = "no_such_tool"
 
 
 def hiding_config(directory: Path, mode: str) -> Path:
-    config = directory / "toolrail.toml"
-    config.write_text(
-        f"""
-[tools]
-modules = [{str(TOOLS)!r}]
-
-[logging]
-directory = "logs"
-
-[agents.client]
-tools = ["*", "!add"]
-permissions = []
-
-[policy]
-deny = ["weather"]
-
-[serve]
-agent = "client"
-mode = {mode!r}
-""",
-        encoding="utf-8",
+    return write_config(
+        directory,
+        f"mode = {mode!r}",
+        tools='["*", "!add"]',
+        permissions="[]",
+        policy='deny = ["weather"]',
     )
-    return config
 
 
 def text(result: types.CallToolResult) -> str:
