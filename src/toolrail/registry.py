@@ -138,11 +138,17 @@ class ToolRegistry:
         return len(self._tools)
 
 
+_NAME_SHOWN = 80
+
+
 def unknown_tool(name: str, known: Iterable[str]) -> UnknownTool:
     suggestions = tuple(difflib.get_close_matches(name, list(known), n=3, cutoff=0.6))
     hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+    shown = repr(name)
+    if len(name) > _NAME_SHOWN:  # a model's runaway text: its start, and how long it was
+        shown = f"{name[:_NAME_SHOWN]!r}… ({len(name)} characters)"
     return UnknownTool(
-        message=f"there is no tool named {name!r}{hint}", name=name, suggestions=suggestions
+        message=f"there is no tool named {shown}{hint}", name=name, suggestions=suggestions
     )
 
 

@@ -330,3 +330,18 @@ def test_mcp_list_shows_held_and_skipped_tools(
     out = capsys.readouterr().out
     assert "held back, waiting for acceptance: mcp__hostile__shadow: suspicious" in out
     assert "skipped tasks_only: needs MCP tasks" in out
+
+
+async def test_an_mcp_tool_refuses_a_huge_argument_briefly(test_server: McpServerConfig) -> None:
+    """A real server's tool, validated before sending: the refusal is short."""
+    async with McpHub([test_server]) as hub:
+        executor = Executor(hub.registry)
+        outcome = await executor.run(
+            ToolCall(name="mcp__test__add", arguments={"a": "z" * 100_000, "b": 1}),
+            ExecutionContext(agent="t", permissions=frozenset({"mcp:connect"})),
+        )
+        assert isinstance(outcome.result, Failure)
+        error = outcome.result.failure()
+        assert isinstance(error, InvalidArguments)
+        assert len(str(error)) <= 500
+        assert "is not of type 'integer'" in error.message

@@ -24,10 +24,18 @@ declined approval is a `PermissionDenied` with `model_can_fix=True`, so the mode
 from __future__ import annotations
 
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from toolrail.core.redact import redact_text
+from toolrail.core.redact import shorten
+
+MAX_MESSAGE_CHARS = 8000
+"""The longest an error's text may be (about 2,000 tokens). Whatever a model sent, or a tool
+raised, comes back cut to this, saying from how long: the model reads what to fix, not its
+own 1 MB argument again."""
+MAX_LISTED_ISSUES = 20
+"""`InvalidArguments` lists at most this many issues (the count says how many there were)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -40,8 +48,9 @@ class ToolError:
 
     def __post_init__(self) -> None:
         # by construction: an error's text (a tool's exception, a server's answer, a
-        # validator's refusal) never carries a secret to the model, the caller or a screen
-        cleaned = redact_text(self.message)
+        # validator's refusal) never carries a secret to the model, the caller or a screen,
+        # nor more than MAX_MESSAGE_CHARS of text
+        cleaned = shorten(self.message, MAX_MESSAGE_CHARS)
         if cleaned is not self.message and cleaned != self.message:
             object.__setattr__(self, "message", cleaned)
 
@@ -92,13 +101,19 @@ class ArgumentIssue:
     """One thing wrong with a call's arguments, at a JSON path such as `$.items[2].qty`.
 
     The message is redacted when the issue is made: validators word their refusals with the
-    rejected value (`key 'sk-ant-...' is not valid`), and the model reads them."""
+    rejected value (`key 'sk-ant-...' is not valid`), and the model reads them. Path and
+    message are cut to a bound each (a 100 KB key or value is not repeated back)."""
+
+    MAX_PATH_CHARS: ClassVar[int] = 120
+    MAX_MESSAGE_CHARS: ClassVar[int] = 240
 
     path: str
     message: str
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "message", redact_text(self.message))
+        object.__setattr__(self, "message", shorten(self.message, self.MAX_MESSAGE_CHARS))
+        if len(self.path) > self.MAX_PATH_CHARS:  # made of names shown already
+            object.__setattr__(self, "path", self.path[: self.MAX_PATH_CHARS - 1] + "…")
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
@@ -106,7 +121,8 @@ class ArgumentIssue:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InvalidArguments(ToolError):
-    """The arguments did not fit the tool's input schema; lists every issue found."""
+    """The arguments did not fit the tool's input schema; lists the issues found (at most
+    `MAX_LISTED_ISSUES`; the message counts them all)."""
 
     kind: ClassVar[str] = "invalid_arguments"
     tool: str = ""
@@ -118,17 +134,32 @@ class InvalidArguments(ToolError):
             ToolError.__post_init__(self)
         # else: built from issues, each redacted already; a second pass would read the
         # path of `$.token: required field is missing` as a key and hide the advice
+        elif len(self.message) > MAX_MESSAGE_CHARS:  # bounded all the same
+            object.__setattr__(self, "message", self.message[: MAX_MESSAGE_CHARS - 1] + "…")
 
     @classmethod
-    def of(cls, tool: str, issues: tuple[ArgumentIssue, ...]) -> InvalidArguments:
-        """Build the error with a message that lists each issue on its own line."""
-        lines = "\n".join(f"- {issue}" for issue in issues)
+    def of(
+        cls,
+        tool: str,
+        issues: Sequence[ArgumentIssue],
+        *,
+        found: int | None = None,
+        at_least: bool = False,
+    ) -> InvalidArguments:
+        """Build the error with a message that lists each issue on its own line, the first
+        `MAX_LISTED_ISSUES` of them. `found`: how many there were, when the validator
+        listed fewer (`at_least`: it stopped counting there)."""
+        listed = tuple(issues[:MAX_LISTED_ISSUES])
+        total = max(found or 0, len(issues))
+        lines = "\n".join(f"- {issue}" for issue in listed)
         name = f" for {tool}" if tool else ""
-        count = f"{len(issues)} issue{'s' if len(issues) != 1 else ''}"
+        count = f"{'at least ' if at_least else ''}{total} issue{'s' if total != 1 else ''}"
+        if len(listed) < total:
+            count += f", the first {len(listed)} below"
         return cls(
             message=f"invalid arguments{name} ({count}); fix them and call again:\n{lines}",
             tool=tool,
-            issues=issues,
+            issues=listed,
         )
 
 
@@ -152,7 +183,7 @@ class ExecutionFailed(ToolError):
         except Exception:  # an exception whose __str__ raises is still a failure to report
             text = "<unprintable exception>"
         return cls(
-            message=redact_text(f"{name}: {text}") if text else name,
+            message=f"{name}: {text}" if text else name,  # redacted and cut as any error's
             exception_type=name,
             traceback=frames(exc),
         )

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import islice
 from typing import Any, Generic, TypeVar
 
 import jsonschema_rs
@@ -22,7 +23,7 @@ from pydantic_core import ErrorDetails
 from returns.result import Failure, Result, Success
 
 from toolrail.core.call import RawArguments
-from toolrail.core.errors import ArgumentIssue, InvalidArguments
+from toolrail.core.errors import MAX_LISTED_ISSUES, ArgumentIssue, InvalidArguments
 from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_name, redact_text
 
 In = TypeVar("In")
@@ -30,6 +31,8 @@ ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 JsonObject = dict[str, object]
 
 _MAX_SHOWN_INPUT = 60
+_MAX_FOUND = 1000
+"""A JSON Schema validation stops counting issues past this many (each costs an object)."""
 
 
 class ParameterSchema(abc.ABC, Generic[In]):
@@ -159,8 +162,9 @@ class PydanticParameters(ParameterSchema[ModelT]):
             blank = raw is None or isinstance(raw, str | bytes)
             return self._strict_model.model_validate({} if blank else raw)
         except pydantic.ValidationError as error:
-            issues = tuple(_pydantic_issue(detail) for detail in error.errors(include_url=False))
-            return InvalidArguments.of(tool, issues)
+            details = error.errors(include_url=False)
+            listed = [_pydantic_issue(detail) for detail in details[:MAX_LISTED_ISSUES]]
+            return InvalidArguments.of(tool, listed, found=len(details))
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # a validator of the tool's own raised something else
@@ -349,13 +353,20 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
         try:
             if self._fast is not None and self._fast.is_valid(arguments):
                 return arguments
-            errors = sorted(self._validator.iter_errors(arguments), key=lambda e: e.json_path)
+            first = islice(self._validator.iter_errors(arguments), _MAX_FOUND + 1)
+            errors = sorted(first, key=lambda e: e.json_path)
         except Exception as error:  # a schema jsonschema cannot apply (bad regex, deep refs)
             issue = ArgumentIssue(path="$", message=f"could not check arguments: {error}")
             return InvalidArguments.of(tool, (issue,))
         if errors:
-            issues = tuple(_issue(e.absolute_path, _message(e), e.json_path) for e in errors)
-            return InvalidArguments.of(tool, issues)
+            listed = [
+                _issue(e.absolute_path, _message(e), e.json_path)
+                for e in errors[:MAX_LISTED_ISSUES]
+            ]
+            more = len(errors) > _MAX_FOUND
+            return InvalidArguments.of(
+                tool, listed, found=min(len(errors), _MAX_FOUND), at_least=more
+            )
         return arguments
 
     def json_schema(self) -> JsonObject:
@@ -366,10 +377,15 @@ def _message(error: Any) -> str:
     """jsonschema's wording of an issue, without a secret field's rejected value nor any
     secret inside what it quotes (the rest is redacted by `ArgumentIssue` itself, as every
     issue's message is)."""
+    message = str(error.message)
     if error.validator in _NAMES_ONLY:  # quotes the names, never a value under them
-        return str(error.message)
+        return message
     secret = _names_a_secret(error.absolute_path)
-    return _without_secrets(str(error.message), error.instance, secret=secret)
+    message = _without_secrets(message, error.instance, secret=secret)
+    quoted = repr(error.instance)  # jsonschema's own spelling of what it refused, if still whole
+    if len(quoted) > _MAX_SHOWN_INPUT and quoted in message:  # shown short, the verdict whole
+        message = message.replace(quoted, _shown(error.instance))
+    return message
 
 
 # keywords whose messages name properties and quote none of their values (`Additional

@@ -598,6 +598,18 @@ def _items_redact_nothing(items: Iterable[object], depth: int) -> bool:
     return True
 
 
+def shorten(text: str, limit: int) -> str:
+    """`text` redacted, at most `limit` characters: a longer one is cut and says from how
+    long (the one bound every error's text shares). As in `cut`, only a window a little
+    past the cut is redacted, so a huge text costs no more than a short one, and a secret
+    straddling the cut is replaced whole before it is cut."""
+    if len(text) <= limit:
+        return redact_text(text)
+    note = f"… ({len(text)} characters, cut)"
+    keep = max(0, limit - len(note))
+    return redact_text(text[: keep + 1024])[:keep] + note
+
+
 def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object:
     """`value`, redacted, if its JSON fits in `max_bytes`; else a marker with its size and
     a redacted preview. Only a window a little past the cut is redacted, so huge values

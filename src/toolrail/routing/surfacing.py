@@ -20,12 +20,19 @@ if TYPE_CHECKING:
 
 FIND_TOOLS = "find_tools"
 QUERY_CHARS = 2000
-"""The conversation text a turn is routed on: its latest requests, up to this many characters."""
+"""The conversation text a turn is routed on (its latest requests) and a `find_tools` query
+are at most this many characters."""
 MAX_CONVERSATIONS = 1024
 
 _SCHEMA = {
     "type": "object",
-    "properties": {"query": {"type": "string", "description": "what you need a tool for"}},
+    "properties": {
+        "query": {
+            "type": "string",
+            "description": "what you need a tool for",
+            "maxLength": QUERY_CHARS,  # a longer one is refused, as `find_relevant_tools` does
+        }
+    },
     "required": ["query"],
     "additionalProperties": False,
 }
