@@ -220,3 +220,98 @@ def test_a_long_secret_is_hidden_not_shortened(size: int) -> None:
     assert isinstance(checked, InvalidArguments)
     assert "S3cr3t" not in checked.message
     assert "is not of type 'integer'" in checked.message
+
+
+# --- found by an outside review of the first version of the bound ----------------------
+
+JWT = (
+    "eyJhbGciOiAiUlMyNTYiLCAidHlwIjogIkpXVCJ9."
+    + "eyJlbWFpbCI6ICJhbGljZUBjb3JwLmV4YW1wbGUifQ" * 40
+    + "."
+    + "S" * 342
+)  # about 2 KB, as Azure AD's are
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a token straddling the end of a window redacted only a little past the cut
+        "x" * 7500 + " rejected credential " + JWT + " " + "y" * 5000,
+        # a secret redacted early shortens the text, pulling unread text before the cut
+        'password="'
+        + "p" * 3000
+        + '"\n'
+        + "#" * 5925
+        + " db=https://admin:hunter2hunter2@db/\n"
+        + "#" * 90000,
+    ],
+)
+async def test_a_secret_near_the_cut_is_redacted_whole_first(text: str) -> None:
+    @tool
+    def call_api(url: str) -> str:
+        """Calls an API."""
+        raise RuntimeError(text)
+
+    executor = Executor(ToolRegistry([call_api]))
+    outcome = await executor.run(
+        ToolCall(name="call_api", arguments={"url": "u"}), ExecutionContext()
+    )
+    assert isinstance(outcome.result, Failure)
+    message = outcome.result.failure().message
+    assert len(message) <= MAX_MESSAGE_CHARS
+    assert JWT[:20] not in message
+    assert "hunter2" not in message
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "x" * 50 + " https://admin:hunter2hunter2@db.example.com/",
+        "x" * 64 + " sk-Q7vRm2Lp9XzTbN4kW8yH3jD6fG1sA5cE",
+        "password\t=hunter2hunter2",
+    ],
+)
+async def test_an_unknown_name_is_redacted_before_it_is_cut(name: str) -> None:
+    outcome = await EXECUTOR.run(ToolCall(name=name, arguments={}), ExecutionContext())
+    assert isinstance(outcome.result, Failure)
+    message = outcome.result.failure().message
+    assert "hunter2" not in message
+    assert "Q7vRm2Lp" not in message
+
+
+async def test_a_huge_unknown_name_makes_a_short_log_line(tmp_path: Any) -> None:
+    from toolrail import JsonlCallLog
+
+    log = JsonlCallLog(tmp_path)
+    executor = Executor(ToolRegistry([typed]), sinks=[log])
+    await executor.run(ToolCall(name="n" * 1_000_000, arguments={}), ExecutionContext())
+    log.close()
+    [line] = [line for path in tmp_path.rglob("*.jsonl") for line in path.read_text().splitlines()]
+    assert len(line) < 40_000
+    assert "1000000 characters" in line
+
+
+async def test_a_long_value_with_a_secret_in_it_keeps_its_verdict() -> None:
+    value = "Meeting notes. " * 60 + " sk-Q7vRm2Lp9XzTbN4kW8yH3jD6fG1sA5cE"
+    error = await refused("raw", {"q": value})
+    assert "is too long" in error.message
+    assert "Q7vRm2Lp" not in error.message
+
+
+async def test_the_first_issues_listed_are_the_first_items() -> None:
+    error = await refused("raw", {"xs": ["s"] * 200_000})
+    assert [i.path for i in error.issues[:3]] == ["$.xs[0]", "$.xs[1]", "$.xs[2]"]
+    assert "at least 1000 issues" in error.message
+
+
+async def test_a_huge_unexpected_name_still_says_it_was_unexpected() -> None:
+    error = await refused("raw", {"k" * HUGE: 1})
+    assert "was unexpected" in error.message
+
+
+async def test_a_value_nested_too_deep_to_show_is_still_invalid_arguments() -> None:
+    nested: object = "x"
+    for _ in range(3000):
+        nested = [nested]
+    error = await refused("typed", {"xs": [], "n": nested})
+    assert "$.n" in error.message

@@ -14,6 +14,7 @@ from typing import Any
 from returns.result import Failure, Result, Success
 
 from toolrail.core.errors import NotAllowed, ToolError, UnknownTool
+from toolrail.core.redact import shown_name
 from toolrail.core.tool import AnyTool as AnyTool
 
 
@@ -144,11 +145,9 @@ _NAME_SHOWN = 80
 def unknown_tool(name: str, known: Iterable[str]) -> UnknownTool:
     suggestions = tuple(difflib.get_close_matches(name, list(known), n=3, cutoff=0.6))
     hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-    shown = repr(name)
-    if len(name) > _NAME_SHOWN:  # a model's runaway text: its start, and how long it was
-        shown = f"{name[:_NAME_SHOWN]!r}… ({len(name)} characters)"
+    shown = shown_name(name, _NAME_SHOWN)  # a model's runaway text: its start, and its length
     return UnknownTool(
-        message=f"there is no tool named {shown}{hint}", name=name, suggestions=suggestions
+        message=f"there is no tool named {shown!r}{hint}", name=name, suggestions=suggestions
     )
 
 

@@ -134,8 +134,13 @@ class InvalidArguments(ToolError):
             ToolError.__post_init__(self)
         # else: built from issues, each redacted already; a second pass would read the
         # path of `$.token: required field is missing` as a key and hide the advice
-        elif len(self.message) > MAX_MESSAGE_CHARS:  # bounded all the same
-            object.__setattr__(self, "message", self.message[: MAX_MESSAGE_CHARS - 1] + "…")
+        else:  # bounded all the same (one made by hand too)
+            if len(self.issues) > MAX_LISTED_ISSUES:
+                object.__setattr__(self, "issues", self.issues[:MAX_LISTED_ISSUES])
+            if len(self.message) > MAX_MESSAGE_CHARS:
+                note = f"… ({len(self.message)} characters, cut)"
+                kept = self.message[: MAX_MESSAGE_CHARS - len(note)]
+                object.__setattr__(self, "message", kept + note)
 
     @classmethod
     def of(

@@ -101,8 +101,17 @@ def _issue(loc: Iterable[int | str], message: str, path: str | None = None) -> A
 
 def _shown(value: object) -> str:
     """A rejected value as a model may see it again: redacted, and short."""
-    text = repr(redact(value))
+    try:
+        text = repr(redact(value))
+    except RecursionError:
+        return f"a {type(value).__name__} nested too deep to show"
     return text if len(text) <= _MAX_SHOWN_INPUT else text[: _MAX_SHOWN_INPUT - 1] + "…"
+
+
+def _in_order(loc: Iterable[int | str]) -> list[tuple[bool, int | str]]:
+    """A sort key for issue locations: fields by name, items by number ($.xs[2] before
+    $.xs[10]), so the issues listed first are the first in the arguments."""
+    return [(isinstance(part, str), part) for part in loc]
 
 
 def _json_issue(error: Exception) -> ArgumentIssue:
@@ -354,7 +363,7 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
             if self._fast is not None and self._fast.is_valid(arguments):
                 return arguments
             first = islice(self._validator.iter_errors(arguments), _MAX_FOUND + 1)
-            errors = sorted(first, key=lambda e: e.json_path)
+            errors = sorted(first, key=lambda e: _in_order(e.absolute_path))
         except Exception as error:  # a schema jsonschema cannot apply (bad regex, deep refs)
             issue = ArgumentIssue(path="$", message=f"could not check arguments: {error}")
             return InvalidArguments.of(tool, (issue,))
@@ -377,15 +386,21 @@ def _message(error: Any) -> str:
     """jsonschema's wording of an issue, without a secret field's rejected value nor any
     secret inside what it quotes (the rest is redacted by `ArgumentIssue` itself, as every
     issue's message is)."""
-    message = str(error.message)
+    message, refused = str(error.message), error.instance
     if error.validator in _NAMES_ONLY:  # quotes the names, never a value under them
+        if isinstance(refused, Mapping):  # long names shown short: "... was unexpected" stays
+            for name in refused:
+                if isinstance(name, str) and len(name) > _MAX_SHOWN_INPUT:
+                    message = message.replace(repr(name), _shown(name))
         return message
     secret = _names_a_secret(error.absolute_path)
-    message = _without_secrets(message, error.instance, secret=secret)
-    quoted = repr(error.instance)  # jsonschema's own spelling of what it refused, if still whole
-    if len(quoted) > _MAX_SHOWN_INPUT and quoted in message:  # shown short, the verdict whole
-        message = message.replace(quoted, _shown(error.instance))
-    return message
+    quoted = repr(refused)  # jsonschema's own spelling of what it refused
+    if len(quoted) > _MAX_SHOWN_INPUT and quoted in message:
+        # a secret field's long value hidden whole, any other shown short (redacted first):
+        # the verdict after it ("is too long") stays within the issue's bound
+        hidden = repr(REDACTED) if isinstance(refused, str) else REDACTED
+        message = message.replace(quoted, hidden if secret else _shown(refused))
+    return _without_secrets(message, refused, secret=secret)
 
 
 # keywords whose messages name properties and quote none of their values (`Additional

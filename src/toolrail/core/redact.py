@@ -600,20 +600,37 @@ def _items_redact_nothing(items: Iterable[object], depth: int) -> bool:
 
 def shorten(text: str, limit: int) -> str:
     """`text` redacted, at most `limit` characters: a longer one is cut and says from how
-    long (the one bound every error's text shares). As in `cut`, only a window a little
-    past the cut is redacted, so a huge text costs no more than a short one, and a secret
-    straddling the cut is replaced whole before it is cut."""
+    long (the one bound every error's text shares). Redacted before it is cut, as a whole
+    (see `_redacted_start`), so no piece of a secret is left at the cut."""
     if len(text) <= limit:
         return redact_text(text)
     note = f"… ({len(text)} characters, cut)"
     keep = max(0, limit - len(note))
-    return redact_text(text[: keep + 1024])[:keep] + note
+    return _redacted_start(text, keep) + note
+
+
+_WHOLE = 1_000_000
+"""Texts up to this long are redacted whole before they are cut; a longer one, this much past
+the cut (a secret longer than that is the one thing that could straddle it)."""
+
+
+def _redacted_start(text: str, keep: int) -> str:
+    """The first `keep` characters of `text` redacted. Redacting only a little past the cut
+    would leak: a secret straddling the window's end is not recognised (a JWT needs all its
+    parts), and a secret redacted inside the window shortens it, pulling unread text in."""
+    return redact_text(text[: keep + _WHOLE])[:keep]
+
+
+def shown_name(name: str, limit: int = 120) -> str:
+    """A name someone supplied, as it may be shown (`redact_name`) and at most about `limit`
+    characters: a longer one keeps its start and says how long it was."""
+    shown = redact_name(name)
+    return shown if len(shown) <= limit else f"{shown[:limit]}… ({len(name)} characters)"
 
 
 def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object:
     """`value`, redacted, if its JSON fits in `max_bytes`; else a marker with its size and
-    a redacted preview. Only a window a little past the cut is redacted, so huge values
-    cost no more than small ones, and a secret straddling the cut is still replaced whole.
+    a redacted preview (redacted before it is cut, as `shorten` is).
     Where redaction would change nothing, `value` itself comes back, not a copy."""
     encoded = orjson.dumps(value, default=str)
     if len(encoded) <= max_bytes:
@@ -621,10 +638,9 @@ def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object
             return value
         return redact(value)
     keep = max(0, max_bytes - 64)
-    window = encoded[: keep + 1024].decode("utf-8", errors="ignore")
-    if redact_secrets:
-        window = redact_text(window)
-    return {"truncated": True, "original_bytes": len(encoded), "preview": window[:keep] + "…"}
+    text = encoded[: keep + _WHOLE].decode("utf-8", errors="ignore")
+    preview = _redacted_start(text, keep) if redact_secrets else text[:keep]
+    return {"truncated": True, "original_bytes": len(encoded), "preview": preview + "…"}
 
 
 def truncate(value: object, max_bytes: int) -> object:

@@ -23,7 +23,7 @@ from returns.result import Failure, Result, Success
 from toolrail._jsonish import to_json_value
 from toolrail.core.call import ToolOutcome
 from toolrail.core.errors import ToolError, UnknownTool
-from toolrail.core.redact import cut, redact_name, redact_text
+from toolrail.core.redact import cut, redact_text, shown_name
 from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
@@ -106,7 +106,7 @@ def shown_tool(
     """The tool a call event names, as it may be shown. A registered tool's name is no
     secret and comes as it is, at no cost (a started call, its progress, and the end of a
     call the executor found a tool for); a name no tool answers to is what a model wrote,
-    untrusted text, and goes through the one policy (`redact_name`)."""
+    untrusted text, and goes through the one policy (`redact_name`), cut if it is long."""
     match event:
         case ToolStarted() | ToolProgress():
             return event.tool
@@ -115,7 +115,7 @@ def shown_tool(
         ):
             return event.tool
         case _:  # asked for while the model was still writing the call, or no such tool
-            return redact_name(str(event.tool))  # a model may send a name that is no string
+            return shown_name(str(event.tool))  # a model may send a name that is no string
 
 
 def outcome_data(outcome: ToolOutcome, max_value_bytes: int = MAX_VALUE_BYTES) -> dict[str, Any]:
