@@ -1,15 +1,18 @@
 """Make `src/toolrail/routing/neighbours.tsv`, the query-expansion table (see
-`toolrail.routing.expansion`), from WordLlama's token embeddings and a general English word
-list. Not a benchmark and not imported by toolrail; run it when either source changes:
+`toolrail.routing.expansion`), from all-MiniLM-L6-v2 word vectors, WordLlama's tokenizer
+and a general English word list. Not a benchmark and not imported by toolrail; run it when
+a source changes (it encodes ~64,000 words: a few minutes on two cores):
 
     pip install 'toolrail[semantic]'; apt-get install wamerican
     python bench/build_neighbours.py [--words /usr/share/dict/words] [--out PATH]
 
-Vocabulary: the lower-case whole-word tokens ("▁word") of WordLlama's tokenizer, three
-letters or more, that the word list also holds (the tokenizer alone also has word pieces and
-other languages' words), less toolrail's stop words. Only single-token words: a word the
-tokenizer splits has no vector of its own, and the mean of its pieces' vectors is close to
-words spelt alike ("forecast" to "foreclose"), not to words meaning alike.
+Keys: every lower-case word of the list, three letters or more, less toolrail's stop words,
+grouped by Porter stem. A word's vector is MiniLM's sentence embedding of the word alone
+(model2vec's way to distil a static table from a sentence encoder): any word has one, also
+a word a tokenizer splits, which a table of token embeddings cannot give a vector of its
+own. Neighbours: only stems of common words, the whole-word tokens of WordLlama's
+tokenizer that the list also holds (a frequent-word list: a tool's text says "buy", not
+"procure"), so the few places a word has are not spent on rare words and spellings alike.
 """
 
 from __future__ import annotations
@@ -25,21 +28,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from toolrail.routing.expansion import MAX_NEIGHBOURS, MIN_SIMILARITY
 from toolrail.routing.porter import porter
-from toolrail.routing.semantic import StaticEmbedding, _safetensors_table
+from toolrail.routing.semantic import MiniLM, StaticEmbedding
 from toolrail.routing.text import STOP_WORDS
 
 OUT = Path(__file__).resolve().parent.parent / "src/toolrail/routing/neighbours.tsv"
 HEADER = """\
 # Query-expansion neighbours for toolrail's lexical router (toolrail.routing.expansion).
 # stem<TAB>neighbour:cosine ... (Porter stems, best first, cosine >= {threshold}, at most {k}).
-# Made by bench/build_neighbours.py from WordLlama's l2_supercat_256 token embeddings
-# (WordLlama, MIT License, Copyright (c) 2024 Lee Miller, github.com/dleemiller/WordLlama)
-# over the lower-case single-token words of its tokenizer found in {words_name}.
+# Made by bench/build_neighbours.py: the words of {words_name}, each embedded alone by
+# all-MiniLM-L6-v2 (Apache-2.0, sentence-transformers, huggingface.co/sentence-transformers);
+# neighbours among the whole-word tokens of WordLlama's tokenizer (WordLlama, MIT License,
+# Copyright (c) 2024 Lee Miller, github.com/dleemiller/WordLlama).
 """
 
 
 def vocabulary(tokenizer: Path, words: Path) -> dict[str, int]:
-    """word -> token id, for the whole-word tokens that are dictionary words."""
+    """word -> token id, for the whole-word tokens that are dictionary words: common words."""
     vocab: dict[str, int] = json.loads(tokenizer.read_text())["model"]["vocab"]
     known = {line.strip() for line in words.read_text(errors="ignore").splitlines()}
     found = {}
@@ -58,27 +62,41 @@ def vocabulary(tokenizer: Path, words: Path) -> dict[str, int]:
     return found
 
 
-def table(words: dict[str, int], vectors: np.ndarray) -> dict[str, list[tuple[str, float]]]:
-    """stem -> nearest stems by cosine (a stem's vector: the mean of its words' unit ones)."""
+def word_vectors(words: list[str]) -> np.ndarray:
+    """Unit MiniLM vectors of `words`, each encoded alone."""
+    vectors: np.ndarray = MiniLM.packaged().encode(words)
+    return vectors
+
+
+def stem_means(words: list[str], vectors: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The stems of `words` and, for each, the unit mean of its words' vectors."""
     groups: dict[str, list[int]] = {}
-    for word, index in sorted(words.items()):
+    for index, word in enumerate(words):
         groups.setdefault(porter(word), []).append(index)
     stems = sorted(groups)
-    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-    means = np.stack([unit[groups[stem]].mean(axis=0) for stem in stems])
+    means = np.stack([vectors[groups[stem]].mean(axis=0) for stem in stems])
     means /= np.linalg.norm(means, axis=1, keepdims=True)
-    cosines = means @ means.T
-    np.fill_diagonal(cosines, -1.0)
+    return stems, means
+
+
+def table(
+    stems: list[str], means: np.ndarray, common: set[str]
+) -> dict[str, list[tuple[str, float]]]:
+    """stem -> its nearest common stems by cosine, at least MIN_SIMILARITY."""
+    targets = np.array([i for i, stem in enumerate(stems) if stem in common])
     out: dict[str, list[tuple[str, float]]] = {}
-    for row, stem in enumerate(stems):
-        best = np.argsort(-cosines[row], kind="stable")[:MAX_NEIGHBOURS]
-        near = [
-            (stems[j], round(float(cosines[row, j]), 2))
-            for j in best
-            if cosines[row, j] >= MIN_SIMILARITY
-        ]
-        if near:
-            out[stem] = near
+    for start in range(0, len(stems), 2048):
+        cosines = means[start : start + 2048] @ means[targets].T
+        for row, similarities in enumerate(cosines):
+            stem = stems[start + row]
+            best = np.argsort(-similarities, kind="stable")[: MAX_NEIGHBOURS + 1]
+            near = [
+                (stems[targets[j]], round(float(similarities[j]), 2))
+                for j in best
+                if stems[targets[j]] != stem and similarities[j] >= MIN_SIMILARITY
+            ][:MAX_NEIGHBOURS]
+            if near:
+                out[stem] = near
     return out
 
 
@@ -87,9 +105,15 @@ def main() -> None:
     parser.add_argument("--words", type=Path, default=Path("/usr/share/dict/words"))
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    model = StaticEmbedding.packaged()
-    words = vocabulary(model.tokenizer, args.words)
-    near = table(words, _safetensors_table(model.weights))
+    listed = {line.strip() for line in args.words.read_text(errors="ignore").splitlines()}
+    words = sorted(
+        w
+        for w in listed
+        if w.isascii() and w.isalpha() and w.islower() and len(w) >= 3 and w not in STOP_WORDS
+    )
+    common = {porter(w) for w in vocabulary(StaticEmbedding.packaged().tokenizer, args.words)}
+    stems, means = stem_means(words, word_vectors(words))
+    near = table(stems, means, common)
     lines = [
         HEADER.format(threshold=MIN_SIMILARITY, k=MAX_NEIGHBOURS, words_name="Debian's wamerican")
     ]

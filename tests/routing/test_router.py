@@ -66,9 +66,13 @@ def test_near_duplicates_do_not_crowd_out_the_second_tool() -> None:
             )
         )
     query = "current weather, temperature, wind and rain in Oslo, then email it"
-    assert "send_email" in names(Router(catalogue), query, k=3)
-    crowded = names(Router(catalogue, settings=RoutingSettings(diversity=0.0)), query, k=3)
-    assert "send_email" not in crowded  # without diversity the mirrors take every place
+    # expansion off in both: it alone can lift send_email ('email' brings 'send'); this
+    # is about diversity
+    plain = RoutingSettings(expansion=0)
+    assert "send_email" in names(Router(catalogue, settings=plain), query, k=3)
+    crowded = RoutingSettings(expansion=0, diversity=0.0)
+    # without diversity the mirrors take every place
+    assert "send_email" not in names(Router(catalogue, settings=crowded), query, k=3)
 
 
 @pytest.mark.parametrize(
@@ -116,7 +120,7 @@ async def test_a_tool_that_failed_in_this_conversation_is_penalised() -> None:
     catalogue = registry()
     catalogue.register(ship_parcel)
     catalogue.register(ship_package)
-    router = Router(catalogue)
+    router = Router(catalogue, settings=RoutingSettings(expansion=0))  # twins on their words
     executor = Executor(catalogue, sinks=[router.observe], resilience=Resilience.off())
     ctx = ExecutionContext(agent="a", conversation_id="c1")
     query = "ship this to 1 Main St"

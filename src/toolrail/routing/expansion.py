@@ -1,4 +1,4 @@
-"""Query expansion with word-embedding neighbours, from a small table shipped with toolrail.
+"""Query expansion with word-embedding neighbours, from a table shipped with toolrail.
 
 A request often names a tool's job in other words ("film" for a movie tool, "purchase" for
 a shopping one): the lexical index cannot see that. Following Kuzi, Shtok & Kurland
@@ -7,12 +7,14 @@ for automatic query expansion", Neu-IR 2016), each request word brings its neare
 an embedding space as extra, lighter query terms.
 
 The neighbours were computed offline (`bench/build_neighbours.py` makes `neighbours.tsv`
-again) from WordLlama's l2_supercat_256 token embeddings (MIT licence, (c) 2024 Lee Miller,
-https://github.com/dleemiller/WordLlama), over a general English vocabulary: the lower-case
-whole-word tokens of WordLlama's tokenizer that a general English dictionary (Debian's
-`wamerican` word list) also holds; nothing was taken from any benchmark. Words are grouped
-by Porter stem (a stem's vector is the mean of its words'), and each stem keeps its nearest
-stems by cosine. At run time this is a dict look-up: no embedding library is needed.
+again), over a general English vocabulary (Debian's `wamerican` word list); nothing was
+taken from any benchmark. Each word is embedded alone by all-MiniLM-L6-v2 (Apache-2.0), so
+every word has a vector, also one a tokenizer splits; words are grouped by Porter stem (a
+stem's vector is the mean of its words'), and each stem keeps its nearest common stems by
+cosine: stems of the whole-word tokens of WordLlama's tokenizer (MIT licence, (c) 2024 Lee
+Miller, https://github.com/dleemiller/WordLlama), a frequent-word list, since a tool's text
+says "buy" more often than "procure". At run time this is a dict look-up: no embedding
+library is needed.
 """
 
 from __future__ import annotations
@@ -22,16 +24,16 @@ from collections.abc import Iterable, Mapping
 from importlib import resources
 
 MIN_SIMILARITY = 0.5
-"""A neighbour counts when its cosine to the request word reaches this: the same
-"paraphrase, not a shared topic" level the router asks of a whole request's embedding
-(`RoutingSettings.min_similarity`). Far above chance in this space (the cosine of two random
-words here has mean 0.005 and standard deviation 0.07, so 0.5 is about seven deviations
-out), and below it the neighbours are words of the same topic rather than words for the
-same thing (weather: temperature 0.56, climate 0.52, then winter 0.46, snow 0.45)."""
+"""A neighbour counts when its cosine to the request word reaches this: the level the router
+asks of a whole request's MiniLM embedding to call it close to a tool
+(`RoutingSettings.min_similarity`), here for words by the same encoder. Far above chance
+(two random words' cosine has mean 0.22 and standard deviation 0.08 here, so 0.5 is about
+3.7 deviations out); it admits words of the same topic as well as words for the same thing
+(weather: winter 0.67, climate 0.67, rain 0.66, storm 0.62), which is why a neighbour weighs
+at most half a request word (`WEIGHT`) and never makes a request relevant by itself."""
 MAX_NEIGHBOURS = 5
 """At most this many neighbours a word (the table keeps no more): Roy et al. expand each
-query word with its few nearest neighbours; past five they are rarely above
-`MIN_SIMILARITY` anyway (1.7 neighbours a word on average)."""
+query word with its few nearest neighbours."""
 WEIGHT = 0.5
 """An expansion word's query weight is its cosine times this, against 1 for each word of
 the request: the usual equal interpolation of the original query and its expansion
@@ -45,7 +47,7 @@ _loaded: dict[str, tuple[tuple[str, float], ...]] | None = None
 
 def neighbours() -> Mapping[str, tuple[tuple[str, float], ...]]:
     """The table: stem -> its neighbour stems with their cosines, best first. Read from the
-    package on first use (about 2,000 lines), then kept."""
+    package on first use (about 23,000 lines, ~0.1 s), then kept."""
     global _loaded
     found = _loaded
     if found is not None:
