@@ -132,15 +132,14 @@ class InvalidArguments(ToolError):
     def __post_init__(self) -> None:
         if not self.issues:  # made by hand: its text is redacted like any error's
             ToolError.__post_init__(self)
-        # else: built from issues, each redacted already; a second pass would read the
-        # path of `$.token: required field is missing` as a key and hide the advice
-        else:  # bounded all the same (one made by hand too)
-            if len(self.issues) > MAX_LISTED_ISSUES:
-                object.__setattr__(self, "issues", self.issues[:MAX_LISTED_ISSUES])
-            if len(self.message) > MAX_MESSAGE_CHARS:
-                note = f"… ({len(self.message)} characters, cut)"
-                kept = self.message[: MAX_MESSAGE_CHARS - len(note)]
-                object.__setattr__(self, "message", kept + note)
+            return
+        # built from issues, each redacted already (a second pass would read the path of
+        # `$.token: required field is missing` as a key and hide the advice): bounded only
+        if len(self.issues) > MAX_LISTED_ISSUES:
+            object.__setattr__(self, "issues", self.issues[:MAX_LISTED_ISSUES])
+        bounded = shorten(self.message, MAX_MESSAGE_CHARS, redacted=True)
+        if bounded is not self.message:
+            object.__setattr__(self, "message", bounded)
 
     @classmethod
     def of(

@@ -598,15 +598,16 @@ def _items_redact_nothing(items: Iterable[object], depth: int) -> bool:
     return True
 
 
-def shorten(text: str, limit: int) -> str:
+def shorten(text: str, limit: int, *, redacted: bool = False) -> str:
     """`text` redacted, at most `limit` characters: a longer one is cut and says from how
     long (the one bound every error's text shares). Redacted before it is cut, as a whole
-    (see `_redacted_start`), so no piece of a secret is left at the cut."""
+    (see `_redacted_start`), so no piece of a secret is left at the cut. `redacted`: the
+    text is redacted already (it is only cut)."""
     if len(text) <= limit:
-        return redact_text(text)
+        return text if redacted else redact_text(text)
     note = f"… ({len(text)} characters, cut)"
     keep = max(0, limit - len(note))
-    return _redacted_start(text, keep) + note
+    return (text[:keep] if redacted else _redacted_start(text, keep)) + note
 
 
 _WHOLE = 1_000_000
