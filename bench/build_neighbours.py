@@ -42,24 +42,20 @@ HEADER = """\
 """
 
 
-def vocabulary(tokenizer: Path, words: Path) -> dict[str, int]:
-    """word -> token id, for the whole-word tokens that are dictionary words: common words."""
+def dictionary_words(path: Path) -> list[str]:
+    """The list's lower-case words, three letters or more, less toolrail's stop words."""
+    listed = {line.strip() for line in path.read_text(errors="ignore").splitlines()}
+    return sorted(
+        w
+        for w in listed
+        if w.isascii() and w.isalpha() and w.islower() and len(w) >= 3 and w not in STOP_WORDS
+    )
+
+
+def common_words(tokenizer: Path, words: set[str]) -> set[str]:
+    """The `words` that are whole-word tokens ("▁word") of the tokenizer: common words."""
     vocab: dict[str, int] = json.loads(tokenizer.read_text())["model"]["vocab"]
-    known = {line.strip() for line in words.read_text(errors="ignore").splitlines()}
-    found = {}
-    for token, index in vocab.items():
-        word = token[1:]
-        if (
-            token.startswith("▁")
-            and word.isascii()
-            and word.isalpha()
-            and word.islower()
-            and len(word) >= 3
-            and word in known
-            and word not in STOP_WORDS
-        ):
-            found[word] = index
-    return found
+    return {token[1:] for token in vocab if token.startswith("▁") and token[1:] in words}
 
 
 def word_vectors(words: list[str]) -> np.ndarray:
@@ -105,13 +101,9 @@ def main() -> None:
     parser.add_argument("--words", type=Path, default=Path("/usr/share/dict/words"))
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    listed = {line.strip() for line in args.words.read_text(errors="ignore").splitlines()}
-    words = sorted(
-        w
-        for w in listed
-        if w.isascii() and w.isalpha() and w.islower() and len(w) >= 3 and w not in STOP_WORDS
-    )
-    common = {porter(w) for w in vocabulary(StaticEmbedding.packaged().tokenizer, args.words)}
+    words = dictionary_words(args.words)
+    tokenizer = StaticEmbedding.packaged().tokenizer
+    common = {porter(w) for w in common_words(tokenizer, set(words))}
     stems, means = stem_means(words, word_vectors(words))
     near = table(stems, means, common)
     lines = [
