@@ -4,6 +4,8 @@ links in arguments. Real git, real files."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import os
 import subprocess
 from pathlib import Path
@@ -122,6 +124,21 @@ async def test_endless_output_is_stopped_at_the_cap(repo: Path) -> None:
     endless = make_shell({"yes": Program()}, max_output=1000, timeout_s=60)
     result = (await run(repo, "yes", tool=endless)).unwrap()  # type: ignore[attr-defined]
     assert "stopped after" in result["stdout"]
+
+
+async def test_a_program_stopped_at_the_cap_is_reaped_at_once(tmp_path: Path) -> None:
+    """Output that piled up unread (a busy loop) does not keep a stopped program's call
+    waiting for its timeout: asyncio stops reading a pipe whose reader holds unread data,
+    and `Process.wait` waits for every pipe to close. Found under CPU load."""
+    capped = importlib.import_module("toolrail.builtin.shell")._capped
+    (tmp_path / "huge.txt").write_text("q" * 1_000_000)
+    process = await asyncio.create_subprocess_exec(
+        "cat", "huge.txt", cwd=tmp_path, stdout=subprocess.PIPE, start_new_session=True
+    )
+    await anyio.sleep(0.3)  # the loop was busy elsewhere: the output piles up, unread
+    assert "stopped after" in await capped(process.stdout, 1000, process)
+    with anyio.fail_after(20):  # a guard against the hang, not a timing
+        assert await process.wait() == -9
 
 
 async def test_a_program_never_outlives_its_cancelled_call(tmp_path: Path) -> None:

@@ -385,6 +385,11 @@ async def _capped(
             kept.extend(chunk[: limit - len(kept)])
         if total > _STOP_AFTER * max(limit, 1):
             _kill(process)
+            # Read the rest (what the pipe held when the program died): a reader
+            # holding unread output stops reading its pipe, and asyncio's `Process.wait`
+            # waits for every pipe to close — it would wait out the timeout.
+            while await stream.read(65536):
+                pass
             text = kept.decode("utf-8", errors="replace")
             return f"{text}\n…[cut at {limit} bytes; stopped after {total} bytes of output]"
     text = kept.decode("utf-8", errors="replace")
