@@ -187,6 +187,20 @@ def test_an_error_made_by_hand_is_bounded_and_redacted() -> None:
     assert short.message == "short"
 
 
+@pytest.mark.parametrize(
+    "secret", ["password=hunter2hunter2", "sk-ant-api03-" + "Q7x" * 14, "https://al:pw9x@h.io/x"]
+)
+def test_invalid_arguments_made_by_hand_are_redacted(secret: str) -> None:
+    """Issues given or not, a hand-made refusal's own text and an issue's path are redacted:
+    only `InvalidArguments.of` lists issues redacted already."""
+    issue = ArgumentIssue(path=f"$.{secret}", message=f"bad {secret}")
+    error = InvalidArguments(message=f"refused: {secret}", tool="t", issues=(issue,))
+    for text in (error.message, str(error), issue.path, issue.message, str(issue)):
+        assert all(shown not in text for shown in (secret, "hunter2", "pw9x"))
+    built = InvalidArguments.of("t", [ArgumentIssue(path="$.token", message="is required")])
+    assert "$.token: is required" in built.message  # advice next to a secret's name stays
+
+
 async def test_find_tools_refuses_an_overlong_query_briefly() -> None:
     from .routing.catalogue import registry
 

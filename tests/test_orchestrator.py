@@ -130,9 +130,38 @@ async def test_not_allowed_calls_go_back_to_the_model() -> None:
         [Agent(name="a", instructions="", model=model, tools=("lookup",))], registry()
     )
     result = await orchestrator.run("hi")
-    assert isinstance(result.outcomes[0].result.failure(), NotAllowed)
+    assert isinstance(result.outcomes[0].result.failure(), NotAllowed)  # the developer's value
     assert result.end.kind == "completed"
     assert result.final_message == "I will stop here."
+    # the model reads it as a name no tool has: it cannot probe which hidden tools exist
+    read = str(model.requests[1].body)
+    assert "unknown_tool" in read
+    assert "there is no tool named 'end_conversation'" in read
+    assert all(reason not in read for reason in ("not_allowed", "may not call"))
+    assert "NotAllowed" not in str(model.requests[1].messages)
+
+
+async def test_a_tool_lacking_permissions_reads_as_unknown_to_the_model() -> None:
+    """Declared permissions hide a tool as the table does: the model cannot tell it from a
+    name no tool has, "did you mean" included."""
+
+    @tool(permissions=["vault:read"])
+    def vault_read(key: str) -> str:
+        """Read a vault secret."""
+        return "s3cr3t"
+
+    model = ScriptedModel(
+        [
+            ScriptedTurn(calls=[("vault_read", {"key": "k"}), ("vault_reed", {"key": "k"})]),
+            ScriptedTurn(text="done"),
+        ]
+    )
+    agents = [Agent(name="a", instructions="", model=model, tools=("*",))]
+    result = await Orchestrator(agents, ToolRegistry([vault_read, *registry()])).run("hi")
+    assert result.outcomes[0].result.failure().kind == "permission_denied"
+    read = str(model.requests[1].body)
+    assert all(reason not in read for reason in ("permission", "vault:read"))
+    assert read.count("unknown_tool") == 2
 
 
 async def test_batch_with_terminators_runs_every_call_and_end_wins() -> None:

@@ -187,6 +187,21 @@ class Executor:
         in_table = self.agents is None or self.agents.allows(agent, tool_name)
         return in_table and self._shown(tool, agent, permissions)
 
+    def masked(self, outcome: ToolOutcome, agent: str, permissions: frozenset[str]) -> ToolOutcome:
+        """`outcome` as a reader who may not learn which hidden tools exist reads it (an
+        agent's model, a client): the refusal of a tool `agent` may not see (`shows`) is the
+        answer to a name no tool has. The outcome returned by `run`, the events and the log
+        keep the true reason."""
+        name = outcome.call.name
+        if (
+            type(outcome.result) is not Failure
+            or name not in self.registry
+            or self.shows(agent, name, permissions)
+        ):
+            return outcome
+        visible = (t.name for t in self.visible(agent, permissions))
+        return replace(outcome, result=Failure(unknown_tool(name, visible)))
+
     def _visible_now(self, agent: str, permissions: frozenset[str] | None) -> tuple[AnyTool, ...]:
         tools = (
             tuple(self.registry)

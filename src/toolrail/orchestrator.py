@@ -20,7 +20,7 @@ import fnmatch
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, assert_never
 
 from returns.result import Failure, Success
@@ -290,6 +290,22 @@ class Orchestrator:
         )
         return self._result(conversation, transcript, runs, end)
 
+    def _as_read(self, transcript: list[Message]) -> list[Message]:
+        """The transcript as a model reads it: the refusal of a tool hidden from the agent
+        that called it reads as a name no tool has (`Executor.masked`), so no model can
+        probe which hidden tools exist. `RunResult` keeps the true outcomes."""
+        read: list[Message] = []
+        for message in transcript:
+            if isinstance(message, ToolResults) and (caller := self.agents.get(message.agent)):
+                seen = tuple(
+                    self.executor.masked(o, caller.name, caller.permissions)
+                    for o in message.outcomes
+                )
+                if any(a is not b for a, b in zip(seen, message.outcomes, strict=True)):
+                    message = replace(message, outcomes=seen)
+            read.append(message)
+        return read
+
     def _observed(self, agent: Agent, ctx: ExecutionContext) -> AbstractContextManager[AgentEnded]:
         if self.observer is None:
             return nullcontext(_unobserved)
@@ -305,12 +321,13 @@ class Orchestrator:
             try:
                 shown = self.surfacing.shown(agent.name, agent.permissions, transcript, ctx)
                 export = dialect.export_tools(shown, strict=agent.strict)
+                read = self._as_read(transcript)
                 request = ModelRequest(
                     agent=agent.name,
                     instructions=agent.instructions,
-                    messages=tuple(transcript),
+                    messages=tuple(read),
                     export=export,
-                    body=dialect.build_request(agent.instructions, transcript, export),
+                    body=dialect.build_request(agent.instructions, read, export),
                 )
                 response = await self._ask(agent, request, ctx, announced)
                 message = dialect.parse_turn(response, agent=agent.name, export=export)

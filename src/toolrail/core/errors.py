@@ -24,11 +24,12 @@ declined approval is a `PermissionDenied` with `model_can_fix=True`, so the mode
 from __future__ import annotations
 
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from toolrail.core.redact import shorten
+from toolrail.core._slots import constructor
+from toolrail.core.redact import redact_name, shorten
 
 MAX_MESSAGE_CHARS = 8000
 """The longest an error's text may be (about 2,000 tokens). Whatever a model sent, or a tool
@@ -112,8 +113,11 @@ class ArgumentIssue:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "message", shorten(self.message, self.MAX_MESSAGE_CHARS))
-        if len(self.path) > self.MAX_PATH_CHARS:  # made of names shown already
-            object.__setattr__(self, "path", self.path[: self.MAX_PATH_CHARS - 1] + "…")
+        path = redact_name(self.path)  # keys a model wrote; whole, before it is cut
+        if len(path) > self.MAX_PATH_CHARS:
+            path = path[: self.MAX_PATH_CHARS - 1] + "…"
+        if path != self.path:
+            object.__setattr__(self, "path", path)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
@@ -130,16 +134,12 @@ class InvalidArguments(ToolError):
     model_can_fix: bool = True
 
     def __post_init__(self) -> None:
-        if not self.issues:  # made by hand: its text is redacted like any error's
-            ToolError.__post_init__(self)
-            return
-        # built from issues, each redacted already (a second pass would read the path of
-        # `$.token: required field is missing` as a key and hide the advice): bounded only
+        # made by hand: redacted and bounded like any error's text (`of` makes it without
+        # this: its listing is of issues redacted already, and a second pass would read
+        # `$.token: is required` as an assignment and hide the advice)
+        ToolError.__post_init__(self)
         if len(self.issues) > MAX_LISTED_ISSUES:
             object.__setattr__(self, "issues", self.issues[:MAX_LISTED_ISSUES])
-        bounded = shorten(self.message, MAX_MESSAGE_CHARS, redacted=True)
-        if bounded is not self.message:
-            object.__setattr__(self, "message", bounded)
 
     @classmethod
     def of(
@@ -160,11 +160,14 @@ class InvalidArguments(ToolError):
         count = f"{'at least ' if at_least else ''}{total} issue{'s' if total != 1 else ''}"
         if len(listed) < total:
             count += f", the first {len(listed)} below"
-        return cls(
-            message=f"invalid arguments{name} ({count}); fix them and call again:\n{lines}",
-            tool=tool,
-            issues=listed,
+        message = f"invalid arguments{name} ({count}); fix them and call again:\n{lines}"
+        return _listing(
+            message=shorten(message, MAX_MESSAGE_CHARS, redacted=True), tool=tool, issues=listed
         )
+
+
+_listing: Callable[..., InvalidArguments] = constructor(InvalidArguments)
+"""`InvalidArguments` made from issues redacted already: bounded by `of`, not redacted again."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
