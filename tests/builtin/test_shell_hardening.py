@@ -5,6 +5,7 @@ links in arguments. Real git, real files."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import os
 import subprocess
@@ -126,19 +127,50 @@ async def test_endless_output_is_stopped_at_the_cap(repo: Path) -> None:
     assert "stopped after" in result["stdout"]
 
 
-async def test_a_program_stopped_at_the_cap_is_reaped_at_once(tmp_path: Path) -> None:
-    """Output that piled up unread (a busy loop) does not keep a stopped program's call
-    waiting for its timeout: asyncio stops reading a pipe whose reader holds unread data,
-    and `Process.wait` waits for every pipe to close. Found under CPU load."""
-    capped = importlib.import_module("toolrail.builtin.shell")._capped
-    (tmp_path / "huge.txt").write_text("q" * 1_000_000)
+async def piled_up(root: Path) -> asyncio.subprocess.Process:
+    """A program whose output piled up unread (the loop was busy elsewhere): asyncio then
+    stops reading its pipe, and `Process.wait` waits for every pipe to close."""
+    (root / "huge.txt").write_text("q" * 1_000_000)
     process = await asyncio.create_subprocess_exec(
-        "cat", "huge.txt", cwd=tmp_path, stdout=subprocess.PIPE, start_new_session=True
+        "cat", "huge.txt", cwd=root, stdout=subprocess.PIPE, start_new_session=True
     )
-    await anyio.sleep(0.3)  # the loop was busy elsewhere: the output piles up, unread
-    assert "stopped after" in await capped(process.stdout, 1000, process)
+    await anyio.sleep(0.3)
+    return process
+
+
+async def test_a_program_stopped_at_the_cap_is_reaped_at_once(tmp_path: Path) -> None:
+    """Stopped at the output cap, it does not keep its call waiting for the timeout (found
+    under CPU load)."""
+    shell_module = importlib.import_module("toolrail.builtin.shell")
+    process = await piled_up(tmp_path)
+    assert "stopped after" in await shell_module._capped(process.stdout, 1000, process)
     with anyio.fail_after(20):  # a guard against the hang, not a timing
         assert await process.wait() == -9
+
+
+async def test_a_program_stopped_at_its_timeout_is_reaped_at_once(tmp_path: Path) -> None:
+    """The same at a timeout or a cancellation, where the readers were cancelled: the call
+    hung for ever (found by an outside review)."""
+    shell_module = importlib.import_module("toolrail.builtin.shell")
+    process = await piled_up(tmp_path)
+    with anyio.fail_after(20):
+        await shell_module._stopped(process)
+    assert process.returncode == -9
+
+
+async def test_a_child_that_left_the_group_does_not_hold_the_call(tmp_path: Path) -> None:
+    """A child in a session of its own survives the group's kill and holds the pipes; the
+    call still ends with the capped output, not at its timeout."""
+    (tmp_path / "huge.txt").write_text("q" * 1_000_000)
+    (tmp_path / "run.sh").write_text("setsid sleep 60 & echo $! > pid\nexec cat huge.txt\n")
+    capped = make_shell({"sh": Program()}, max_output=1000, timeout_s=30)
+    try:
+        with anyio.fail_after(20):
+            result = await run(tmp_path, "sh", "run.sh", tool=capped)
+        assert "stopped after" in result.unwrap()["stdout"]  # type: ignore[attr-defined]
+    finally:
+        with contextlib.suppress(ProcessLookupError, ValueError, FileNotFoundError):
+            os.kill(int((tmp_path / "pid").read_text()), 9)
 
 
 async def test_a_program_never_outlives_its_cancelled_call(tmp_path: Path) -> None:

@@ -13,6 +13,10 @@ checked, whatever is renamed, swapped or linked in afterwards. Where a program p
 stand-in (`grep pat f1 f2`, `wc -l f`, `head` headers), the output shows the name as
 written again. What a program opens *inside* a directory operand it opens by name: see
 the note above `_reads_tree` for what that leaves.
+
+A program runs in a process group of its own, killed whole at its timeout or output cap; a
+child that starts a session of its own (`setsid`) leaves the group and is not killed (none of
+the default programs does), but its output is no longer read and the call does not wait for it.
 """
 
 from __future__ import annotations
@@ -384,12 +388,7 @@ async def _capped(
         if len(kept) < limit:
             kept.extend(chunk[: limit - len(kept)])
         if total > _STOP_AFTER * max(limit, 1):
-            _kill(process)
-            # Read the rest (what the pipe held when the program died): a reader
-            # holding unread output stops reading its pipe, and asyncio's `Process.wait`
-            # waits for every pipe to close — it would wait out the timeout.
-            while await stream.read(65536):
-                pass
+            _stop(process)
             text = kept.decode("utf-8", errors="replace")
             return f"{text}\n…[cut at {limit} bytes; stopped after {total} bytes of output]"
     text = kept.decode("utf-8", errors="replace")
@@ -567,24 +566,39 @@ async def _config_keys(
     return Success([key for key in out.split("\x00") if key])
 
 
-def _kill(process: asyncio.subprocess.Process) -> None:
+def _stop(process: asyncio.subprocess.Process) -> None:
+    """Kill the program's process group and stop reading its output. Output after a stop
+    is not wanted, and an unread pipe would keep the call waiting: asyncio stops reading a
+    pipe whose reader holds unread output, and `Process.wait` waits for every pipe to
+    close (and a child that left the group may hold one open for ever; it gets EPIPE)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, 9)
+    transport = _transport(process)
+    if transport is not None:
+        for fd in (1, 2):
+            pipe = transport.get_pipe_transport(fd)
+            if pipe is not None:
+                pipe.close()
 
 
 async def _stopped(process: asyncio.subprocess.Process) -> None:
-    """Kill the program's process group if it still runs, reap it (shielded: a second
-    cancellation leaves the reaping to finish on its own), and close its pipes: a read cut
-    short by the cancellation never reached their end, and asyncio keeps them open until
-    then (`Process` has no public close; its transport's close is the documented one)."""
+    """Stop the program if it still runs and reap it (shielded: a second cancellation
+    leaves the reaping to finish on its own), then close what is left of it: a read cut
+    short by a cancellation never reached its pipe's end."""
     try:
         if process.returncode is None:
-            _kill(process)
+            _stop(process)
             await asyncio.shield(process.wait())
     finally:
-        transport = getattr(process, "_transport", None)
-        if isinstance(transport, asyncio.SubprocessTransport):
+        transport = _transport(process)
+        if transport is not None:
             transport.close()
+
+
+def _transport(process: asyncio.subprocess.Process) -> asyncio.SubprocessTransport | None:
+    # `Process` has no public way to its pipes or to close them; its transport has both
+    transport = getattr(process, "_transport", None)
+    return transport if isinstance(transport, asyncio.SubprocessTransport) else None
 
 
 shell = make_shell()
