@@ -17,6 +17,7 @@ from toolrail import (
     PermissionDenied,
     ToolCall,
     ToolRegistry,
+    TransportError,
     UnknownTool,
     tool,
 )
@@ -79,3 +80,21 @@ async def test_argument_rules_still_see_validated_arguments() -> None:
     denied = await failure(ex, "shell", {"command": "rm -rf /"})
     assert isinstance(denied, PermissionDenied)
     assert "shell(rm *)" in denied.message
+
+
+async def test_a_broken_servers_tool_denied_by_name_reads_as_unknown() -> None:
+    """A claimed name whose MCP server is down is explained ("server broken") only to an
+    agent that may call it: behind a deny rule it is a name no tool has (found by an
+    outside review)."""
+    registry = ToolRegistry([nuke_everything])
+    registry.claim(
+        "mcp__vault__",
+        lambda name: TransportError(message=f"{name}: server broken", server="vault"),
+    )
+    hidden = Executor(registry, gates=Gates(rules=Rules.of(deny=["mcp__vault__*"])))
+    open_to_all = Executor(registry)
+    call = ToolCall(name="mcp__vault__read", arguments={"key": "k"})
+    refused = (await hidden.run(call, ExecutionContext(agent="a"))).result.failure()
+    assert isinstance(refused, UnknownTool)
+    explained = (await open_to_all.run(call, ExecutionContext(agent="a"))).result.failure()
+    assert isinstance(explained, TransportError)

@@ -10,6 +10,7 @@ from toolrail import (
     Complete,
     EndConversation,
     ExecutionContext,
+    Executor,
     InvalidArguments,
     NotAllowed,
     Orchestrator,
@@ -24,6 +25,7 @@ from toolrail.dialects import anthropic, gemini, openai
 from toolrail.dialects.base import Dialect
 from toolrail.models.base import ModelRequest
 from toolrail.recording.events import ToolCallRequested, ToolCompleted, ToolEvent
+from toolrail.resilience import BreakerSettings, Resilience
 
 pytestmark = pytest.mark.anyio
 DIALECTS = [openai.chat, openai.responses, anthropic.dialect, gemini.dialect]
@@ -354,3 +356,37 @@ async def test_a_strict_agent_reads_strict_nulls_as_defaults() -> None:
     [request, *_] = model.requests
     [repeat_definition] = [t for t in request.export.tools if t["function"]["name"] == "repeat"]
     assert repeat_definition["function"]["strict"] is True
+
+
+async def test_a_masked_refusal_reads_the_same_on_every_turn() -> None:
+    """The masked refusal is frozen at its first reading, as a true unknown name's error is
+    frozen when made: it does not lose "did you mean search?" once search's circuit opens
+    (found by an outside review: the text changed between turns, in one world only)."""
+
+    @tool
+    def search(q: str) -> str:
+        """Search the web."""
+        raise RuntimeError("backend down")
+
+    @tool(permissions=["admin"])
+    def searches(q: str) -> str:
+        """Admin search."""
+        return "x"
+
+    model = ScriptedModel(
+        [
+            ScriptedTurn(calls=[("searches", {"q": "x"})]),  # hidden: lacks a permission
+            ScriptedTurn(calls=[("search", {"q": "x"}), ("search", {"q": "y"})]),  # trips it
+            ScriptedTurn(text="done"),
+        ]
+    )
+    executor = Executor(
+        ToolRegistry([search, searches]),
+        resilience=Resilience(breakers=BreakerSettings(consecutive_failures=2)),
+    )
+    await Orchestrator([Agent(name="a", instructions="", model=model, tools=("*",))], executor).run(
+        "hi"
+    )
+    first, last = (str(model.requests[i].body) for i in (1, 2))
+    assert "there is no tool named 'searches'; did you mean search?" in first
+    assert "there is no tool named 'searches'; did you mean search?" in last

@@ -434,7 +434,10 @@ class Executor:
         if call.name in self.registry:
             assert self.agents is not None
             return self.agents.check(ctx.agent, call.name).map(lambda _: None)
-        may_call = self.agents is None or self.agents.allows(ctx.agent, call.name)
+        may_call = (self.agents is None or self.agents.allows(ctx.agent, call.name)) and not (
+            self.gates is not None
+            and self.gates.rules_for(ctx.agent).decide(call.name, None).verdict == "deny"
+        )  # else a broken server's error would tell that a hidden name exists
         missing = self.registry.unavailable(call.name) if may_call else None
         if missing is not None:  # e.g. the tool's MCP server did not start: say so
             return Failure(missing)

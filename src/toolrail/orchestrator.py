@@ -166,6 +166,7 @@ class Orchestrator:
         is entered around each agent's turns (`toolrail.observe.hooks`: spans, say)."""
         self.observer = observer
         self.agents = {agent.name: agent for agent in agents}
+        self._masked: dict[int, tuple[ToolOutcome, ToolOutcome]] = {}
         if not self.agents:
             raise ValueError("an orchestrator needs at least one agent")
         self.route = route
@@ -297,14 +298,26 @@ class Orchestrator:
         read: list[Message] = []
         for message in transcript:
             if isinstance(message, ToolResults) and (caller := self.agents.get(message.agent)):
-                seen = tuple(
-                    self.executor.masked(o, caller.name, caller.permissions)
-                    for o in message.outcomes
-                )
+                seen = tuple(self._read_once(o, caller) for o in message.outcomes)
                 if any(a is not b for a, b in zip(seen, message.outcomes, strict=True)):
                     message = replace(message, outcomes=seen)
             read.append(message)
         return read
+
+    def _read_once(self, outcome: ToolOutcome, caller: Agent) -> ToolOutcome:
+        """`outcome` masked as its first reading saw it: a later turn reads the same text,
+        as it reads a true unknown name's (its suggestions do not follow circuits)."""
+        if type(outcome.result) is not Failure:
+            return outcome
+        key = id(outcome)
+        known = self._masked.get(key)
+        if known is not None and known[0] is outcome:
+            return known[1]
+        if len(self._masked) >= 4096:
+            self._masked.clear()
+        masked = self.executor.masked(outcome, caller.name, caller.permissions)
+        self._masked[key] = (outcome, masked)
+        return masked
 
     def _observed(self, agent: Agent, ctx: ExecutionContext) -> AbstractContextManager[AgentEnded]:
         if self.observer is None:

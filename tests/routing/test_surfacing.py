@@ -5,10 +5,23 @@ from __future__ import annotations
 import pytest
 from returns.result import Success
 
-from toolrail import Agent, Orchestrator, Router, ScriptedModel, ScriptedTurn, tool
+from toolrail import (
+    Agent,
+    AgentToolTable,
+    ExecutionContext,
+    Executor,
+    Orchestrator,
+    Router,
+    ScriptedModel,
+    ScriptedTurn,
+    ToolCall,
+    tool,
+)
 from toolrail.builtin import complete
+from toolrail.core.messages import UserMessage
 from toolrail.dialects import openai
 from toolrail.models.base import ModelRequest
+from toolrail.routing.surfacing import Surfacing
 
 from .catalogue import registry
 
@@ -62,3 +75,35 @@ async def test_agent_without_router_sees_everything() -> None:
     agent = Agent(name="a", instructions="help", model=model, tools=("*",))
     await Orchestrator([agent], catalogue).run("hello")
     assert len(shown(model.requests[0])) == len(catalogue)
+
+
+@tool
+def read_secret(key: str) -> str:
+    """Read a secret from the vault."""
+    return "s3cr3t"
+
+
+@tool
+def read_file(path: str) -> str:
+    """Read a file's text."""
+    return "text"
+
+
+async def test_hidden_tools_take_no_place_among_the_routed_few() -> None:
+    """A router made without the executor (the README's way) ranks a hidden tool first for
+    "read a secret"; it must not take one of the k places, nor empty `find_tools`' answer:
+    a model could tell that a hidden tool exists (found by an outside review)."""
+    catalogue = registry()
+    catalogue.register(read_secret)
+    catalogue.register(read_file)
+    executor = Executor(catalogue, agents=AgentToolTable({"a": ["*", "!read_secret"]}))
+    surfacing = Surfacing(executor, [("a", Router(catalogue), 1)])
+    ctx = ExecutionContext(agent="a")
+    turn = surfacing.shown("a", frozenset(), [UserMessage(text="read a secret")], ctx)
+    assert [t.name for t in turn] == ["read_file", "find_tools"]
+    found = await executor.run(
+        ToolCall(name="find_tools", arguments={"query": "read a secret"}), ctx
+    )
+    answer = found.result.unwrap()
+    assert isinstance(answer, dict)
+    assert [t["name"] for t in answer["tools"]] == ["read_file"]

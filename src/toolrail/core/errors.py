@@ -156,7 +156,7 @@ class InvalidArguments(ToolError):
         listed = tuple(issues[:MAX_LISTED_ISSUES])
         total = max(found or 0, len(issues))
         lines = "\n".join(f"- {issue}" for issue in listed)
-        name = f" for {tool}" if tool else ""
+        name = f" for {redact_name(tool)}" if tool else ""
         count = f"{'at least ' if at_least else ''}{total} issue{'s' if total != 1 else ''}"
         if len(listed) < total:
             count += f", the first {len(listed)} below"

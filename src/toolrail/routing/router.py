@@ -170,15 +170,21 @@ class Router:
         ctx: ExecutionContext[Any] | None = None,
         permissions: frozenset[str] | None = None,
         exclude: Iterable[str] = (),
+        within: Iterable[str] | None = None,
     ) -> tuple[Match, ...]:
         """Pinned tools, then up to `k` tools ranked for `query`; empty (bar pinned) when
         nothing is relevant. `agent` (or `ctx.agent`) limits the answer to the tools that
-        agent may call; `ctx` also brings its permissions and its conversation's failures."""
+        agent may call; `ctx` also brings its permissions and its conversation's failures.
+        `within`: only these names take part (what a caller will show, e.g. an executor's
+        `visible`): a tool left out never takes a place, nor decides "nothing relevant"."""
         self.sync()
         if ctx is not None:
             agent = agent if agent is not None else ctx.agent
             permissions = permissions if permissions is not None else ctx.permissions
         allowed = self._allowed(agent, permissions)
+        if within is not None:
+            names = set(within)
+            allowed = names if allowed is None else allowed & names
         pinned = self._pinned(allowed)
         skip = {m.tool.name for m in pinned} | set(exclude)
         failed = self.failures.of(ctx.conversation_id) if ctx is not None else frozenset()

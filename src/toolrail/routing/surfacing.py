@@ -68,7 +68,9 @@ class Surfacing:
         if routed is None:
             return visible
         router, k = routed
-        picked = {m.tool.name for m in router.search(conversation_text(messages), k=k, ctx=ctx)}
+        names = [t.name for t in visible]  # hidden tools take no place among the k
+        query = conversation_text(messages)
+        picked = {m.tool.name for m in router.search(query, k=k, ctx=ctx, within=names)}
         picked.update(self._found.get((ctx.conversation_id, agent), ()))
         picked.add(FIND_TOOLS)
         return tuple(t for t in visible if t.name in picked)
@@ -81,9 +83,10 @@ class Surfacing:
             if routed is None:
                 return Success({"tools": [], "note": "this agent has no tool router"})
             router, k = routed
-            allowed = {t.name for t in self.executor.visible(ctx.agent, ctx.permissions)}
-            matches = router.search(str(args.get("query", "")), k=k, ctx=ctx, exclude=[FIND_TOOLS])
-            tools = [m.tool for m in matches if m.tool.name in allowed]
+            visible = [t.name for t in self.executor.visible(ctx.agent, ctx.permissions)]
+            query = str(args.get("query", ""))
+            matches = router.search(query, k=k, ctx=ctx, exclude=[FIND_TOOLS], within=visible)
+            tools = [m.tool for m in matches]
             key = (ctx.conversation_id, ctx.agent)
             found = self._found.setdefault(key, [])
             found.extend(t.name for t in tools if t.name not in found)
