@@ -59,6 +59,7 @@ from toolrail.core.errors import (
     InvalidArguments,
     PermissionDenied,
     ToolError,
+    UnknownTool,
 )
 from toolrail.core.threads import run_sync
 from toolrail.core.tool import AnyTool
@@ -199,8 +200,14 @@ class Executor:
             or self.shows(agent, name, permissions)
         ):
             return outcome
-        visible = (t.name for t in self.visible(agent, permissions))
-        return replace(outcome, result=Failure(unknown_tool(name, visible)))
+        return replace(outcome, result=Failure(self.unknown(name, agent, permissions)))
+
+    def unknown(
+        self, name: str, agent: str, permissions: frozenset[str] | None = None
+    ) -> UnknownTool:
+        """The answer to `name` as to a name no tool has, suggesting only what `agent` (with
+        `permissions`) may see: never a tool it would be refused."""
+        return unknown_tool(name, (t.name for t in self.visible(agent, permissions)))
 
     def _visible_now(self, agent: str, permissions: frozenset[str] | None) -> tuple[AnyTool, ...]:
         tools = (
@@ -435,14 +442,12 @@ class Executor:
             assert self.agents is not None
             return self.agents.check(ctx.agent, call.name).map(lambda _: None)
         may_call = (self.agents is None or self.agents.allows(ctx.agent, call.name)) and not (
-            self.gates is not None
-            and self.gates.rules_for(ctx.agent).decide(call.name, None).verdict == "deny"
+            self.gates is not None and self.gates.hides_name(call.name, ctx.agent)
         )  # else a broken server's error would tell that a hidden name exists
         missing = self.registry.unavailable(call.name) if may_call else None
         if missing is not None:  # e.g. the tool's MCP server did not start: say so
             return Failure(missing)
-        visible = self.visible(ctx.agent, ctx.permissions)
-        return Failure(unknown_tool(call.name, (t.name for t in visible)))
+        return Failure(self.unknown(call.name, ctx.agent, ctx.permissions))
 
     def _check(
         self, tool: AnyTool, call: ToolCall, ctx: ExecutionContext[Any]

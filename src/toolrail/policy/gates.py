@@ -114,7 +114,11 @@ class Gates:
 
     def hides(self, tool: AnyTool, agent: str) -> bool:
         """Denied by name for this agent."""
-        return self.denied_by_name(tool, agent) is not None
+        return self.hides_name(tool.name, agent)
+
+    def hides_name(self, name: str, agent: str) -> bool:
+        """Denied by name for this agent, also a name no tool has now (a claimed MCP name)."""
+        return self.rules_for(agent).decide(name, None).verdict == "deny"
 
     def denied_by_name(self, tool: AnyTool, agent: str) -> PermissionDenied | None:
         """Why a rule that names the tool alone (no argument pattern) denies it to `agent`,

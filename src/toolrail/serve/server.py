@@ -50,7 +50,7 @@ from toolrail.executor import Executor
 from toolrail.mcp.hub import definition_hash
 from toolrail.policy.gates import Gates
 from toolrail.recording.events import Sink, ToolEvent, ToolProgress
-from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry, unknown_tool
+from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
 from toolrail.resilience import Resilience
 from toolrail.routing import Router
 from toolrail.serve.exchange import CURRENT, AskedRounds, Exchange, approve
@@ -289,7 +289,9 @@ class McpToolServer:
         name = str(checked["tool_name"])
         result = await self._run(name, inner if isinstance(inner, dict) else {}, exchange)
         if result is None:
-            return error_result(unknown_tool(name, (t.name for t in self._visible())))
+            return error_result(
+                self.executor.unknown(name, self.context.agent, self.context.permissions)
+            )
         return result
 
     async def _run(
