@@ -21,7 +21,6 @@ from returns.result import Failure, Success
 
 from toolrail._diagnostics import get_logger
 from toolrail.core._slots import constructor
-from toolrail.core.call import RawArguments
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ToolError
@@ -156,22 +155,14 @@ class ToolStreamHandler:
             case ToolCompleted() | ToolFailed():
                 if self._ended(event):
                     return []
-                started = self._ensure_started(
-                    event.call_id,
-                    shown_tool(event),  # a name no tool answers to is the model's text
-                    event.agent,
-                    event.outcome.call.arguments,
-                    event.at,
-                )
+                started = self._ensure_started(event)
                 timed_out = isinstance(event, ToolFailed) and event.timed_out
                 health = self._health.health(event.tool) if self._health is not None else None
                 return [*started, self._end(event, timed_out, health)]
             case ToolProgress():
                 if self._ended(event):
                     return []
-                started = self._ensure_started(
-                    event.call_id, event.tool, event.agent, None, event.at
-                )
+                started = self._ensure_started(event)
                 base = self._active[event.call_id]
                 update = _clean_update(
                     call_id=base.call_id,
@@ -225,14 +216,16 @@ class ToolStreamHandler:
         return update
 
     def _ensure_started(
-        self, call_id: str, tool: str, agent: str, arguments: RawArguments, at: datetime
+        self, event: ToolCompleted | ToolFailed | ToolProgress
     ) -> list[ProgressUpdate]:
         """A call we never saw start gets its start reconstructed from what we know now."""
-        current = self._active.get(call_id)
+        current = self._active.get(event.call_id)
         if current is not None and current.status == "running":
             return []
+        tool = shown_tool(event)  # a name no tool answers to is the model's text
+        arguments = None if isinstance(event, ToolProgress) else event.outcome.call.arguments
         text = describe_call(tool, arguments)
-        return [self._begin(call_id, tool, agent, "running", text, at)]
+        return [self._begin(event.call_id, tool, event.agent, "running", text, event.at)]
 
     def _ended(
         self, event: ToolStarted | ToolCompleted | ToolFailed | ToolProgress | ToolCallRequested
