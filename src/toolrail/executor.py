@@ -66,6 +66,7 @@ from toolrail.core.tool import AnyTool
 from toolrail.policy.approvals import Approve, Deny
 from toolrail.policy.gates import Asking, Gates, denied, plain_arguments
 from toolrail.recording.events import (
+    NO_TOOL,
     CircuitStateChanged,
     Sink,
     ToolEvent,
@@ -514,7 +515,7 @@ class Executor:
         asked: RawArguments = None,
         attached: Mapping[str, object] | None = None,
     ) -> ToolOutcome:
-        source = tool.source if tool is not None else "unknown"
+        source = tool.source if tool is not None else NO_TOOL
         metadata: dict[str, object] = (
             {**attached, "source": source} if attached else {"source": source}
         )

@@ -38,6 +38,7 @@ from returns.result import Failure
 
 from toolrail.core.errors import UnknownTool
 from toolrail.recording.events import (
+    NO_TOOL,
     CircuitStateChanged,
     McpServerStateChanged,
     ToolCallRequested,
@@ -57,8 +58,6 @@ if TYPE_CHECKING:
     from toolrail.policy.gates import Gates
 
 UNKNOWN = "<unknown>"
-_NO_TOOL = "unknown"
-"""The `source` the executor gives the finished event of a call it found no tool for."""
 
 
 class PrometheusSink:
@@ -131,7 +130,7 @@ class PrometheusSink:
             case ToolCompleted() | ToolFailed():
                 result = event.outcome.result
                 failure = result.failure() if isinstance(result, Failure) else None
-                no_tool = event.source == _NO_TOOL or isinstance(failure, UnknownTool)
+                no_tool = event.source == NO_TOOL or isinstance(failure, UnknownTool)
                 tool = UNKNOWN if no_tool else event.tool
                 self.calls.labels(tool, "ok" if failure is None else failure.kind).inc()
                 self.duration.labels(tool).observe(event.outcome.duration_ms / 1000)

@@ -25,6 +25,7 @@ from toolrail.core.call import ToolOutcome
 from toolrail.core.errors import ToolError, UnknownTool
 from toolrail.core.redact import cut, redact_text, shown_name
 from toolrail.recording.events import (
+    NO_TOOL,
     CircuitStateChanged,
     McpServerStateChanged,
     ToolCallRequested,
@@ -94,10 +95,6 @@ def event_data(event: ToolEvent, *, max_value_bytes: int = MAX_VALUE_BYTES) -> d
         case _:
             assert_never(event)
     return data
-
-
-NO_TOOL = "unknown"
-"""The `source` the executor gives the finished event of a call it found no tool for."""
 
 
 def shown_tool(

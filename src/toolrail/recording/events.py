@@ -104,6 +104,9 @@ class ToolFailed(_CallEvent):
         return isinstance(self.error, TimedOut)
 
 
+NO_TOOL = "unknown"
+"""The `source` of the finished event of a call the executor found no tool for."""
+
 # The executor's constructors: the same as calling the class, a little cheaper (every call).
 make_started = constructor(ToolStarted)
 make_progress = constructor(ToolProgress)
