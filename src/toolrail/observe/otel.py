@@ -87,7 +87,7 @@ from toolrail.recording.events import (
     ToolStarted,
     ToolUnregistered,
 )
-from toolrail.recording.jsonl import _arguments
+from toolrail.recording.jsonl import arguments_data
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.sampling import SamplingResult
@@ -361,7 +361,7 @@ class OtelSink:
                 self._attributes(opened) if sampling is None else dict(sampling.attributes or {})
             )
             if self.record_content and isinstance(opened, ToolStarted):
-                _add_content(attributes, _ARGUMENTS, _arguments, opened.arguments)
+                _add_content(attributes, _ARGUMENTS, arguments_data, opened.arguments)
             if isinstance(finished, ToolFailed):
                 attributes["error.type"] = finished.error.kind
             elif self.record_content and isinstance(finished.outcome.result, Success):
@@ -398,7 +398,7 @@ class OtelSink:
                     span.set_attributes(self._mcp_marks(event.tool))
                 if self.record_content:
                     content: dict[str, AttributeValue] = {}
-                    _add_content(content, _ARGUMENTS, _arguments, event.arguments)
+                    _add_content(content, _ARGUMENTS, arguments_data, event.arguments)
                     span.set_attributes(content)
                 token = otel_context.attach(trace.set_span_in_context(span))
                 self._spans[(id(event.context), event.call_id)] = (span, token, event.context)
@@ -573,7 +573,7 @@ def _add_content(
     value: object,
 ) -> None:
     """`attributes[key]`: `value` as the JSONL call log records it — made JSON data by
-    `as_data` (the log's own: `_arguments` for a call's arguments, `to_json_value` for its
+    `as_data` (the log's own: `arguments_data` for a call's arguments, `to_json_value` for its
     output), then redacted and cut to `_MAX_CONTENT` bytes by the one policy (`cut`), as
     JSON text. Content that cannot be made (a lone surrogate, ...) is left out and named in
     `toolrail.record_error`, with the error's type alone (its text may quote the value):

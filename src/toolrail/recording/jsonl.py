@@ -149,7 +149,7 @@ class JsonlCallLog:
         """The log record for a finished call, redacted and cut to size."""
         outcome = event.outcome
         record = _common(event)
-        record["args"] = self._clean(_arguments(outcome.call.arguments), self.max_args_bytes)
+        record["args"] = self._clean(arguments_data(outcome.call.arguments), self.max_args_bytes)
         metadata = {k: v for k, v in outcome.metadata.items() if k != "source"}
         if metadata:  # what the tool attached (ctx.attach), and a person's edits
             record["metadata"] = self._clean(to_json_value(metadata), self.max_output_bytes)
@@ -307,8 +307,9 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def _arguments(raw: RawArguments) -> object:
-    """Arguments as JSON data; text that is not JSON is kept as text."""
+def arguments_data(raw: RawArguments) -> object:
+    """Arguments as JSON data, as the log records them (the OTel sink too); text that is not
+    JSON is kept as text."""
     if isinstance(raw, str | bytes):
         try:
             return orjson.loads(raw) if raw.strip() else {}
