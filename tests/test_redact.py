@@ -533,3 +533,13 @@ async def test_the_returned_error_does_not_show_a_secret() -> None:
     message = outcome.result.failure().message
     assert key[7:] not in message
     assert "auth failed for token" in message
+
+
+def test_a_list_nested_past_the_recursion_limit_is_redacted_to_a_bound() -> None:
+    """Its first item is not taken for a program's name (its text would nest too deep)."""
+    nested: object = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz"
+    for _ in range(3000):
+        nested = [nested]
+    shown = redact({"n": nested})
+    assert "[TOO DEEP]" in repr(shown)
+    assert "sk-ant" not in repr(shown)

@@ -7,8 +7,6 @@ Two kinds share one interface: `PydanticParameters` for tools written in Python 
 from __future__ import annotations
 
 import abc
-import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,6 +20,7 @@ import pydantic_core
 from pydantic_core import ErrorDetails
 from returns.result import Failure, Result, Success
 
+from toolrail.core._refused import Quoting, without_secrets
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import MAX_LISTED_ISSUES, ArgumentIssue, InvalidArguments
 from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_name, redact_text
@@ -99,12 +98,13 @@ def _issue(loc: Iterable[int | str], message: str, path: str | None = None) -> A
     return ArgumentIssue(path=_path(loc, quoted=True), message=message)
 
 
-def _shown(value: object) -> str:
-    """A rejected value as a model may see it again: redacted, and short."""
+def _shown(redacted: object) -> str:
+    """A rejected value as a model may see it again: redacted (`redact`, or `Quoting.at`
+    where the arguments around it count), and short."""
     try:
-        text = repr(redact(value))
+        text = repr(redacted)
     except RecursionError:
-        return f"a {type(value).__name__} nested too deep to show"
+        return f"a {type(redacted).__name__} nested too deep to show"
     return text if len(text) <= _MAX_SHOWN_INPUT else text[: _MAX_SHOWN_INPUT - 1] + "…"
 
 
@@ -121,9 +121,9 @@ def _json_issue(error: Exception) -> ArgumentIssue:
 
 
 def _not_an_object(value: object) -> ArgumentIssue:
+    shown = _shown(redact(value))
     return ArgumentIssue(
-        path="$",
-        message=f"arguments must be a JSON object, got {type(value).__name__} {_shown(value)}",
+        path="$", message=f"arguments must be a JSON object, got {type(value).__name__} {shown}"
     )
 
 
@@ -172,7 +172,8 @@ class PydanticParameters(ParameterSchema[ModelT]):
             return self._strict_model.model_validate({} if blank else raw)
         except pydantic.ValidationError as error:
             details = error.errors(include_url=False)
-            listed = [_pydantic_issue(detail) for detail in details[:MAX_LISTED_ISSUES]]
+            quoting = Quoting.of(_decode(raw).value_or(None))
+            listed = [_pydantic_issue(detail, quoting) for detail in details[:MAX_LISTED_ISSUES]]
             return InvalidArguments.of(tool, listed, found=len(details))
         except KeyboardInterrupt:
             raise
@@ -199,7 +200,7 @@ def _validator_raised(error: BaseException) -> ArgumentIssue:
     )
 
 
-def _pydantic_issue(detail: ErrorDetails) -> ArgumentIssue:
+def _pydantic_issue(detail: ErrorDetails, quoting: Quoting) -> ArgumentIssue:
     match detail["type"]:
         case "json_invalid":
             return _json_issue(ValueError(detail["msg"].removeprefix("Invalid JSON: ")))
@@ -210,14 +211,14 @@ def _pydantic_issue(detail: ErrorDetails) -> ArgumentIssue:
         case "extra_forbidden":
             message = "unexpected field; remove it"
         case _ if _names_a_secret(detail["loc"]):  # never the rejected value of a secret field
-            message = _pydantic_wording(detail, secret=True)
+            message = _pydantic_wording(detail, quoting, secret=True)
         case _:
-            message = _pydantic_wording(detail)
-            message = f"{message} (got {_shown(detail['input'])})"
+            message = _pydantic_wording(detail, quoting)
+            message = f"{message} (got {_shown(quoting.at(detail['loc'], detail['input']))})"
     return _issue(detail["loc"], message)
 
 
-def _pydantic_wording(detail: ErrorDetails, *, secret: bool = False) -> str:
+def _pydantic_wording(detail: ErrorDetails, quoting: Quoting, *, secret: bool = False) -> str:
     """pydantic's message without the text of a secret it may quote. One of pydantic's own
     is its template filled from the error's context, and only the context can quote the
     input (a validator's `ValueError`, a parser's complaint): the secret is taken out of
@@ -225,6 +226,7 @@ def _pydantic_wording(detail: ErrorDetails, *, secret: bool = False) -> str:
     (a password "valid" left `Input should be a [REDACTED] integer`). A message of any
     other making (a custom error type) loses the secret wherever it is."""
     message, refused, ctx = detail["msg"], detail["input"], detail.get("ctx")
+    shown = quoting.at(detail["loc"], refused)
     try:
         known = pydantic_core.PydanticKnownError(detail["type"], ctx)  # type: ignore[arg-type]
         if known.message() != message:
@@ -232,93 +234,18 @@ def _pydantic_wording(detail: ErrorDetails, *, secret: bool = False) -> str:
         if not ctx:
             return message  # the template alone: nothing of the input is in it
         scrubbed = {
-            key: _without_secrets(str(value), refused, secret=secret)
+            key: without_secrets(str(value), refused, shown, secret=secret)
             if isinstance(value, str | BaseException)
             else value
             for key, value in ctx.items()
         }
         return str(pydantic_core.PydanticKnownError(detail["type"], scrubbed).message())  # type: ignore[arg-type]
     except Exception:  # not one of pydantic's own messages
-        return _without_secrets(message, refused, secret=secret)
+        return without_secrets(message, refused, shown, secret=secret)
 
 
 def _names_a_secret(loc: Iterable[object]) -> bool:
     return any(isinstance(part, str) and is_secret_key(part) for part in loc)
-
-
-_MAX_SECRET_TEXTS = 256
-_SHORT_SECRET = 4  # shorter, a secret's text is replaced only where it stands alone
-
-
-def _without_secrets(message: str, value: object, *, secret: bool = False) -> str:
-    """`message` (a validator's own words, which may quote what it refused) without the text
-    of any secret in `value`: all of it for a secret field's value (`secret`), else what the
-    one redaction policy hides in it (values under secret keys, `--password X`, ...), in
-    each spelling a message may give it (as it is, `repr`, JSON, `ascii`)."""
-    texts: set[str] = set()
-    if secret:
-        _all_texts(value, texts)
-    else:
-        _hidden_texts(value, redact(value), texts)
-    spellings = {
-        spelled
-        for text in texts
-        for spelled in (text, repr(text)[1:-1], json.dumps(text)[1:-1], ascii(text)[1:-1])
-        if spelled and spelled != REDACTED
-    }
-    if not spellings:
-        return message
-    alternatives = (
-        re.escape(text)
-        if len(text) >= _SHORT_SECRET
-        else rf"(?<![A-Za-z0-9]){re.escape(text)}(?![A-Za-z0-9])"
-        for text in sorted(spellings, key=len, reverse=True)
-    )
-    return re.sub("|".join(alternatives), REDACTED, message)
-
-
-def _all_texts(value: object, into: set[str], depth: int = 0) -> None:
-    """Every key's and leaf's text in `value` (bounded in count and depth)."""
-    if len(into) >= _MAX_SECRET_TEXTS or depth > 64:
-        return
-    if isinstance(value, str):
-        into.add(value)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        into.add(str(value))
-    elif isinstance(value, bytes):
-        into.add(value.decode("utf-8", "replace"))
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            _all_texts(key, into, depth + 1)
-            _all_texts(item, into, depth + 1)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _all_texts(item, into, depth + 1)
-
-
-def _hidden_texts(value: object, redacted: object, into: set[str], depth: int = 0) -> None:
-    """The text of what `redact` hid in `value`, found by walking both side by side."""
-    if len(into) >= _MAX_SECRET_TEXTS or depth > 64:
-        return
-    if isinstance(redacted, str) and REDACTED in redacted:
-        if redacted == REDACTED or not isinstance(value, str):
-            _all_texts(value, into, depth)
-            return
-        kept = redacted.split(REDACTED)  # `-p[REDACTED]`, `user:[REDACTED]`: what went
-        at = len(kept[0]) if value.startswith(kept[0]) else 0
-        for following in kept[1:]:
-            end = value.find(following, at) if following else len(value)
-            into.add(value[at : end if end >= 0 else len(value)])
-            at = end + len(following) if end >= 0 else len(value)
-    elif isinstance(redacted, dict) and isinstance(value, Mapping):
-        # `redact` keeps every entry, in order, each under its key as it shows it
-        for (key, original), (shown, item) in zip(value.items(), redacted.items(), strict=False):
-            if shown != key and isinstance(key, str):  # a secret written as a key
-                _hidden_texts(key, shown, into, depth + 1)
-            _hidden_texts(original, item, into, depth + 1)
-    elif isinstance(redacted, list) and isinstance(value, list | tuple):
-        for original, item in zip(value, redacted, strict=False):
-            _hidden_texts(original, item, into, depth + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,8 +295,9 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
             issue = ArgumentIssue(path="$", message=f"could not check arguments: {error}")
             return InvalidArguments.of(tool, (issue,))
         if errors:
+            quoting = Quoting.of(arguments)
             listed = [
-                _issue(e.absolute_path, _message(e), e.json_path)
+                _issue(e.absolute_path, _message(e, quoting), e.json_path)
                 for e in errors[:MAX_LISTED_ISSUES]
             ]
             more = len(errors) > _MAX_FOUND
@@ -382,7 +310,7 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
         return dict(self.schema)
 
 
-def _message(error: Any) -> str:
+def _message(error: Any, quoting: Quoting) -> str:
     """jsonschema's wording of an issue, without a secret field's rejected value nor any
     secret inside what it quotes (the rest is redacted by `ArgumentIssue` itself, as every
     issue's message is)."""
@@ -391,16 +319,17 @@ def _message(error: Any) -> str:
         if isinstance(refused, Mapping):  # long names shown short: "... was unexpected" stays
             for name in refused:
                 if isinstance(name, str) and len(name) > _MAX_SHOWN_INPUT:
-                    message = message.replace(repr(name), _shown(name))
+                    message = message.replace(repr(name), _shown(redact(name)))
         return message
     secret = _names_a_secret(error.absolute_path)
+    shown = quoting.at(error.absolute_path, refused)
     quoted = repr(refused)  # jsonschema's own spelling of what it refused
     if len(quoted) > _MAX_SHOWN_INPUT and quoted in message:
         # a secret field's long value hidden whole, any other shown short (redacted first):
         # the verdict after it ("is too long") stays within the issue's bound
         hidden = repr(REDACTED) if isinstance(refused, str) else REDACTED
-        message = message.replace(quoted, hidden if secret else _shown(refused))
-    return _without_secrets(message, refused, secret=secret)
+        message = message.replace(quoted, hidden if secret else _shown(shown))
+    return without_secrets(message, refused, shown, secret=secret)
 
 
 # keywords whose messages name properties and quote none of their values (`Additional

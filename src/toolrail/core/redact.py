@@ -493,7 +493,10 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
         return [items[0], REDACTED]
     result: list[object] = []
     hide_next = False
-    program = str(items[0]).rsplit("/", 1)[-1] if items else ""
+    # the program, named by `str(argv[0])`; never a container's text, which can nest past
+    # the recursion limit
+    first = items[0] if items else ""
+    program = "" if isinstance(first, list | tuple | dict) else str(first).rsplit("/", 1)[-1]
     glued_p = program in _GLUED_P_PROGRAMS
     curl = program == "curl"
     for item in items:
