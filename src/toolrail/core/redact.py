@@ -132,6 +132,8 @@ def is_secret_key(key: str) -> bool:
 # the families directly would rescan a long run from every "eyJ" or "sk-" inside it:
 # quadratic, which is how a 24 KB output once stalled the event loop.
 _RUN = re.compile(r"[A-Za-z0-9_.-]{8,}")
+# space within a line, in any script's spelling (a non-breaking space, an ideographic one)
+_SP = r"[^\S\r\n]"
 _PREFIXED = (
     r"[srp]k-[A-Za-z0-9_-]{16,}"  # OpenAI / Anthropic keys (sk-..., sk-ant-..., sk-proj-...)
     r"|gh[pousr]_[A-Za-z0-9]{20,}"  # GitHub tokens
@@ -178,7 +180,7 @@ _PRIVATE_KEY = re.compile(
     r"(?:-----END [A-Z ]{0,40}PRIVATE KEY-----)?"
 )
 _SCHEME_CREDENTIALS = re.compile(
-    r"(?:[Bb]earer|BEARER|[Bb]asic|BASIC)[ \t]{1,8}[A-Za-z0-9._~+/=-]{8,}"
+    r"(?:[Bb]earer|BEARER|[Bb]asic|BASIC)" + _SP + r"{1,8}[A-Za-z0-9._~+/=-]{8,}"
 )
 # to the last `@` before any `/`; or with `/` but no `@`; the user may be empty (`redis://:pw@`)
 _URL_CREDENTIALS = re.compile(
@@ -188,19 +190,22 @@ _URL_CREDENTIALS = re.compile(
 _SLACK_WEBHOOK = re.compile(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[\w/-]{8,512}")
 _URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no password
 _HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value
-    r"((?i:authorization|cookie)[\"']?[ \t]{0,8}[:=][ \t]{0,8})(?:\\.|[^\"'\n\r\\]){1,2048}"
+    r"((?i:authorization|cookie)[\"']?" + _SP + r"{0,8}[:=：＝]" + _SP + r"{0,8})"
+    r"(?:\\.|[^\"'\n\r\\]){1,2048}"
 )
 _MYSQL_PASSWORD = re.compile(  # `mysql -phunter22`: the value is glued to -p
     r"((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb)\b[^\n]{0,256}?"
-    r"[ \t]-p)[^\s\"']{1,512}"
+    + _SP
+    + r"-p)[^\s\"']{1,512}"
 )
-_SSHPASS = re.compile(r"(\bsshpass\b[^\n]{0,256}?[ \t]-p[ \t]{0,8})[^\s\"']{1,512}")
+_SSHPASS = re.compile(r"(\bsshpass\b[^\n]{0,256}?" + _SP + "-p" + _SP + r"{0,8})[^\s\"']{1,512}")
 _CURL_USER = re.compile(  # `curl -u user:pw`: the user stays
-    r"((?<!\S)(?:-u|--user|-U|--proxy-user)(?:[ \t]{1,8}|=)?[\"']?[^\s:\"'@]{1,256}:)"
+    r"((?<!\S)(?:-u|--user|-U|--proxy-user)(?:" + _SP + r"{1,8}|=)?[\"']?[^\s:\"'@]{1,256}:)"
     r"[^\s\"']{1,512}"
 )
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
-    r"((?:\blogin[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}|^[ \t]{0,64})(?:password|passwd)[ \t]{1,8})"
+    r"((?:\blogin" + _SP + r"{1,8}[^\s]{1,256}" + _SP + r"{1,8}|^" + _SP + r"{0,64})"
+    r"(?:password|passwd)" + _SP + r"{1,8})"
     r"[^\s=:][^\s]{0,511}",
     re.MULTILINE,
 )
@@ -208,8 +213,11 @@ _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening 
 # of one) that `is_secret_key` calls secret: the same notion of a secret name, in any
 # spelling, for text as for mapping keys. The name is matched alone, so a value is only
 # consumed when it is replaced (`url=https://x?token=...` still finds `token=`).
+# The separator is `=`, `:`, `:=`, Ruby's `=>`, or a full-width `：`/`＝`, with any spaces
+# around it (columns aligned far apart too).
 _NAME_ASSIGNED = re.compile(
-    r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})(\\?[\"']?[ \t]{0,8}[:=]=?[ \t]{0,8})"
+    r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})"
+    r"(\\?[\"']?" + _SP + r"{0,32}+(?:=>|[:=：＝]=?)" + _SP + r"{0,8}+)"
 )
 # The value after a secret name. A string is read with its escapes, so an escaped quote
 # does not end it: `"..."`, `'...'`, and `\"...\"` inside JSON text held in a JSON string
@@ -232,8 +240,11 @@ _ESCAPED_STRUCTURE = re.compile(
 _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
 _FLAGGED = re.compile(
     r"(--?(?i:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-key)"
-    r"(?:=|[ \t]{1,8}))[^\s\"']{1,512}"
+    r"(?:=|" + _SP + r"{1,8}))[^\s\"']{1,512}"
 )
+# a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
+# alone is too common a name to be secret anywhere else
+_QUERY_KEY = re.compile(r"((?<=[?&;])(?i:key)=)[^&#\s\"'<>]{1,2048}")
 _SHORTEST_SECRET = 8
 
 
@@ -302,11 +313,15 @@ def redact_text(text: str) -> str:
         return _redact_passes(text)
     if ("://" in text and "@" in text) or "IA" in text or "AIza" in text or "eyJ" in text:
         return _redact_passes(text)
-    if "hooks.slack.com/" in text:
+    if "hooks.slack.com/" in text or _query_key(text):
         return _redact_passes(text)
     if _MAY_REDACT.search(_reduced(text.lower())) is None:
         return text
     return _redact_passes(text)
+
+
+def _query_key(text: str) -> bool:
+    return ("ey=" in text or "EY=" in text) and ("?" in text or "&" in text)
 
 
 def _token_prefixed(text: str) -> bool:
@@ -337,6 +352,8 @@ def _redact_passes(text: str) -> str:
         text = _URL_USER.sub(_url_user, text)
     if "hooks.slack.com/" in text:
         text = _SLACK_WEBHOOK.sub(rf"\1{REDACTED}", text)
+    if _query_key(text):
+        text = _QUERY_KEY.sub(rf"\1{REDACTED}", text)
     lowered_from, lowered = text, text.lower()
     if "uthorization" in lowered or "ookie" in lowered:
         text = _HEADER.sub(rf"\1{REDACTED}", text)
@@ -348,7 +365,7 @@ def _redact_passes(text: str) -> str:
         text = _CURL_USER.sub(rf"\1{REDACTED}", text)
     if "password" in text or "passwd" in text:
         text = _NETRC.sub(rf"\1{REDACTED}", text)
-    if "=" in text or ":" in text:
+    if "=" in text or ":" in text or "：" in text or "＝" in text:
         if text is not lowered_from:
             lowered_from, lowered = text, text.lower()
         if _SECRET_NAME.search(_reduced(lowered)):
@@ -374,7 +391,14 @@ def _redact_assignments(text: str) -> str:
         separator = name.group(2)
         opening = text[start : start + 1]
         # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
-        named = '\\"' if separator.startswith("\\") else separator[:1].strip(" \t:=")
+        named = '\\"' if separator.startswith("\\") else separator[:1].strip(_NOT_QUOTES)
+        if ":" in separator or "：" in separator:  # YAML: a value on the lines below
+            below = _yaml_block_end(text, start, name.start())
+            if below is not None:
+                spaced = "" if separator[-1:].isspace() else " "
+                parts += (text[done:start], spaced, REDACTED)
+                done = below
+                continue
         if opening == "[" or opening == "{":
             if text.startswith(REDACTED, start):
                 continue  # an earlier pass's
@@ -400,6 +424,41 @@ def _redact_assignments(text: str) -> str:
 
 
 _NO_VALUE = frozenset({"null", "None"})
+_NOT_QUOTES = " \t:=>：＝"  # what a separator may open with besides a quote
+
+
+# a YAML block scalar's header (`|`, `>-`, `|+2`) or nothing, to the end of the line
+_BLOCK_OPENER = re.compile(r"(?:[|>][0-9+-]{0,2})?" + _SP + r"*+(?:#[^\r\n]*+)?(?=\r?\n)")
+_INDENT = re.compile(r"[ \t]*")
+
+
+def _yaml_block_end(text: str, start: int, name_at: int) -> int | None:
+    """Where a YAML value opening at `start` ends when it is on the lines below its name (a
+    block scalar, `password: |`, or a value or mapping on the next lines): after the last
+    line indented more deeply than the name's; None when no such line follows (an empty
+    value, then the next entry). Each line is looked at once."""
+    opener = _BLOCK_OPENER.match(text, start)
+    if opener is None:
+        return None
+    line_start = text.rfind("\n", 0, name_at) + 1
+    indent = _indent_end(text, line_start) - line_start
+    end = None
+    at = opener.end() + (2 if text.startswith("\r\n", opener.end()) else 1)
+    while at < len(text):
+        newline = text.find("\n", at)
+        line_end = len(text) if newline < 0 else newline
+        content = _indent_end(text, at)
+        if content < line_end and text[content] != "\r":  # not a blank line
+            if content - at <= indent:
+                break
+            end = line_end - (1 if text[line_end - 1] == "\r" else 0)
+        at = line_end + 1
+    return end
+
+
+def _indent_end(text: str, at: int) -> int:
+    found = _INDENT.match(text, at)
+    return found.end() if found is not None else at
 
 
 def _structure_end(text: str, start: int, escaped: bool) -> tuple[int, bool]:

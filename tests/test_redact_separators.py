@@ -1,0 +1,101 @@
+"""However a secret name and its value are set apart, the value is hidden: Ruby's `=>`, any
+Unicode space (a non-breaking one, an ideographic one), full-width `：` and `＝`, columns
+aligned far apart, and YAML's block values (`password: |` and the indented lines after it,
+or a value on the next line); and a URL's `?key=` parameter, an API key by convention."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.test_redact import NAME_PREFIXES, PLAIN_VALUES, SECRET_NAME_WORDS, SPELLINGS
+from toolrail.core.redact import REDACTED, redact_text
+
+SETTINGS = st.sampled_from(
+    [
+        '{{"{name}" => "{value}"}}',  # Ruby hash
+        ":{name} => '{value}'",
+        "{name} => {value}",
+        "{name}\u00a0=\u00a0{value}",  # non-breaking spaces
+        "{name}:\u00a0{value}",
+        "{name}\u3000：\u3000{value}",  # ideographic space, full-width colon
+        "{name}＝{value}",
+        "{name}\u202f=\u2009{value}",
+        "{name}" + " " * 24 + ": {value}",  # aligned columns
+        "{name}\t\t\t\t= {value}",
+        "db:\n  {name}: |\n    {value}\n  port: 5432\n",  # YAML block scalar
+        "{name}: >-\n  {value}\n  more {value}\nnext: 1",
+        "{name}: |+2\n    {value}\n",
+        "{name}:\n  {value}\nnext: 1",  # a plain scalar on the next line
+        "{name}:\n  user: bob\n  value: {value}\nnext: 1",  # a mapping under the name
+    ]
+)
+
+
+@given(NAME_PREFIXES, SECRET_NAME_WORDS, SPELLINGS, SETTINGS, PLAIN_VALUES)
+def test_a_secret_value_is_hidden_however_it_is_set_apart(
+    prefix: tuple[str, ...], words: tuple[str, ...], spell: object, setting: str, value: str
+) -> None:
+    name = spell((*prefix, *words))  # type: ignore[operator]
+    text = setting.format(name=name, value=value)
+    assert value not in redact_text(text), text
+
+
+def test_what_follows_a_yaml_block_stays() -> None:
+    text = "db:\n  password: |\n    hunter22x\n    more\n  port: 5432\nuser: bob\n"
+    assert redact_text(text) == f"db:\n  password: {REDACTED}\n  port: 5432\nuser: bob\n"
+    text = "password:\n\n  hunter22x\n\nuser: bob"
+    assert redact_text(text) == f"password: {REDACTED}\n\nuser: bob"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://maps.example.com/api?key=hunter22x",
+        "https://maps.example.com/api?q=paris&key=hunter22x&z=3",
+        "GET /v1/boards?KEY=hunter22x HTTP/1.1",
+        "see https://x.test/a?b=1&amp;key=hunter22x",
+    ],
+)
+def test_a_urls_key_parameter_is_hidden(url: str) -> None:
+    shown = redact_text(url)
+    assert "hunter22x" not in shown
+    assert REDACTED in shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "keyboard layout\u00a0: us",  # not a secret name
+        "key=value pairs, monkey=banana",  # `key` outside a URL's query
+        "a => b, max_tokens => 500",
+        "password:\nuser: bob",  # an empty value, then the next entry
+        "settings:\n  keyboard: us\n  tokens_used: 12",
+        "the password is wrong\u00a0— try again",
+    ],
+)
+def test_ordinary_text_stays(text: str) -> None:
+    assert redact_text(text) == text
+
+
+HOSTILE = {
+    "arrows": "password =>" * 40_000,
+    "unicode spaces": "password" + "\u00a0" * 300_000 + "=",
+    "full-width": "password：" * 40_000,
+    "block openers": "password: |\n" * 30_000,
+    "next-line values": "password:\n  " * 30_000,
+    "deep block": "password: |\n" + "  x\n" * 100_000,
+    "query keys": "?key=" * 60_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_separators_are_redacted_without_a_stall(name: str) -> None:
+    done: list[str] = []
+    worker = threading.Thread(target=lambda: done.append(redact_text(HOSTILE[name])))
+    worker.start()
+    worker.join(timeout=20)
+    assert done, f"redacting {name!r} did not finish"
