@@ -28,13 +28,14 @@ and every `ArgumentIssue` redact their text when they are made):
   credentials; `user:pass@` in URLs (to the last `@`, or with a `/` in the password; the
   user may be empty, `redis://:pass@host`) and a long token as the user
   (`https://TOKEN@host`); a Slack webhook URL's path; `mysql -pX`, `sshpass -p X`,
-  `curl -u user:X`, `.netrc`'s `password X`; and `name = value` / `name: value` /
-  `"name": "value"` (also inside JSON text) wherever `is_secret_key(name)` holds, so text
-  and mapping keys share one notion of a secret name (`secretKey=`, `AccountKey=`,
-  `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text. The value goes
-  whole, whatever it is: a string read with its escapes, a number, a list or an object
-  to its matching bracket (JSON text stays JSON: `"passwords": "[REDACTED]"`, as `redact`
-  gives for the data), or to the end of text cut off inside it (a preview);
+  `curl -u user:X`, `.netrc`'s `password X`, a URL's `?key=X`; and `name = value` /
+  `name: value` / `"name": "value"` (also inside JSON text; and `=>`, `：`, `＝`, any
+  Unicode space, a YAML value on the lines below `name:`) wherever `is_secret_key(name)`
+  holds, so text and mapping keys share one notion of a secret name (`secretKey=`,
+  `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text.
+  The value goes whole, whatever it is: a string read with its escapes, a number, a list
+  or an object to its matching bracket (JSON text stays JSON: `"passwords": "[REDACTED]"`,
+  as `redact` gives for the data), or to the end of text cut off inside it (a preview);
 - `redact_name(name)`: a name someone supplied (a key, the tool a model asked for when no
   tool answers to it) as it may be shown: `redact_text`, remembered for names that recur;
 - `cut(value, max_bytes)`: redacted, then cut to size with a marker — the redaction looks
