@@ -73,7 +73,7 @@ from toolrail._jsonish import to_json_value
 from toolrail.core.context import ExecutionContext
 from toolrail.core.redact import cut, redact, redact_text
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
-from toolrail.recording.eventjson import shown_tool
+from toolrail.recording.eventjson import arguments_data, shown_tool
 from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
@@ -87,7 +87,6 @@ from toolrail.recording.events import (
     ToolStarted,
     ToolUnregistered,
 )
-from toolrail.recording.jsonl import arguments_data
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.sampling import SamplingResult

@@ -21,7 +21,7 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from toolrail._jsonish import to_json_value
-from toolrail.core.call import ToolOutcome
+from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.errors import ToolError, UnknownTool
 from toolrail.core.redact import cut, redact_text, shown_name
 from toolrail.recording.events import (
@@ -62,8 +62,10 @@ def event_data(event: ToolEvent, *, max_value_bytes: int = MAX_VALUE_BYTES) -> d
             data["arguments_so_far"] = redact_text(event.arguments_so_far)
         case ToolStarted():
             data |= {
-                "arguments": _clean(_arguments(event.arguments), max_value_bytes),
-                "asked_arguments": _clean(_arguments(event.asked_arguments), max_value_bytes),
+                "arguments": _clean(arguments_data(event.arguments), max_value_bytes),
+                "asked_arguments": None
+                if event.asked_arguments is None
+                else _clean(arguments_data(event.asked_arguments), max_value_bytes),
                 "description": _text(event.description),
                 "source": event.source,
                 "read_only": event.read_only,
@@ -171,15 +173,15 @@ def _text(text: str | None) -> str | None:
     return None if text is None else redact_text(text)
 
 
-def _arguments(raw: object) -> object:
-    if isinstance(raw, bytes):
-        raw = raw.decode("utf-8", "replace")
-    if isinstance(raw, str):
+def arguments_data(raw: RawArguments) -> object:
+    """A call's arguments as JSON data, as the log, an event's JSON and the OTel sink show
+    them: none is `{}`, and text that is not JSON is kept as text."""
+    if isinstance(raw, str | bytes):
         try:
             return orjson.loads(raw) if raw.strip() else {}
         except orjson.JSONDecodeError:
-            return raw
-    return to_json_value(raw)
+            return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    return to_json_value(raw if raw is not None else {})
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")

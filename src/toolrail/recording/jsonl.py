@@ -28,10 +28,9 @@ from returns.result import Failure, Result, Success
 from toolrail._batches import BackgroundBatches
 from toolrail._diagnostics import get_logger
 from toolrail._jsonish import to_json_value
-from toolrail.core.call import RawArguments
 from toolrail.core.errors import ToolError
 from toolrail.core.redact import cut
-from toolrail.recording.eventjson import shown_tool
+from toolrail.recording.eventjson import arguments_data, shown_tool
 from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
 log = get_logger("toolrail.recording.jsonl")
@@ -305,14 +304,3 @@ def _iso(moment: datetime) -> str:
     if moment.tzinfo is UTC and moment.microsecond:  # as events are stamped: no conversion,
         return moment.isoformat()[:-6] + "Z"  # microseconds shown, and "+00:00" ends it
     return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def arguments_data(raw: RawArguments) -> object:
-    """Arguments as JSON data, as the log records them (the OTel sink too); text that is not
-    JSON is kept as text."""
-    if isinstance(raw, str | bytes):
-        try:
-            return orjson.loads(raw) if raw.strip() else {}
-        except orjson.JSONDecodeError:
-            return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    return to_json_value(raw if raw is not None else {})
