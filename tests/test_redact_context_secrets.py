@@ -7,12 +7,20 @@ validator words it."""
 from __future__ import annotations
 
 import json
+import threading
 from typing import Annotated, Any, Literal
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 from returns.result import Failure, Result
 
 from toolrail import ExecutionContext, Executor, ParameterSchema, Tool, ToolCall, ToolError
@@ -148,3 +156,146 @@ async def test_a_refused_call_through_the_executor_quotes_no_secret_by_context()
     assert isinstance(error, InvalidArguments)
     assert "S3cret" not in str(error)
     assert "$.argv[2]" in str(error)
+
+
+# -- found by an outside review of the first version --
+
+HIDDEN = "S3cretPassw0rd!"
+
+
+class StrOrList(BaseModel):
+    argv: Word | list[Word]
+
+
+class Shell(BaseModel):
+    kind: Literal["argv"]
+    argv: list[Word]
+
+
+class Other(BaseModel):
+    kind: Literal["other"]
+
+
+class Tagged(BaseModel):
+    cmd: Annotated[Shell | Other, Field(discriminator="kind")]
+
+
+class Reshaped(BaseModel):
+    cmd: list[Word]
+
+    @model_validator(mode="before")
+    @classmethod
+    def joined(cls, data: dict[str, Any]) -> dict[str, Any]:
+        return {"cmd": [data["program"], *data["args"]]}
+
+
+class Deep(BaseModel):
+    c: Deep | None = None
+    argv: list[Word] = []
+
+
+class LastWord(BaseModel):
+    argv: list[str]
+
+    @model_validator(mode="after")
+    def last(self) -> LastWord:
+        raise ValueError(f"bad last argument {self.argv[-1]}")
+
+
+class Lowered(BaseModel):
+    model_config = ConfigDict(str_to_lower=True)
+    argv: list[str]
+
+    @field_validator("argv")
+    @classmethod
+    def words(cls, argv: list[str]) -> list[str]:
+        raise ValueError(f"not a word: {argv[-1]!r}")
+
+
+def _deep(levels: int) -> dict[str, object]:
+    value: dict[str, object] = {"argv": ["mysql", "--password", HIDDEN]}
+    for _ in range(levels):
+        value = {"c": value}
+    return value
+
+
+LEAKS: dict[str, tuple[ParameterSchema[Any], object]] = {
+    "a union member's name after a list": (
+        PydanticParameters(StrOrList),
+        {"argv": ["mysql", "--password", HIDDEN]},
+    ),
+    "a discriminator's tag that is also a key": (
+        PydanticParameters(Tagged),
+        {"cmd": {"kind": "argv", "argv": ["mysql", "--password", HIDDEN]}},
+    ),
+    "JSON text with NaN, which pydantic reads": (
+        PydanticParameters(Command),
+        '{"argv": ["mysql", "--password", "' + HIDDEN + '"], "n": NaN}',
+    ),
+    "data reshaped by a before-validator": (
+        PydanticParameters(Reshaped),
+        {"program": "mysql", "args": ["--password", HIDDEN]},
+    ),
+    "nested past redaction's depth bound": (PydanticParameters(Deep), _deep(70)),
+    "more hidden values than are looked for": (
+        PydanticParameters(LastWord),
+        {"argv": [x for i in range(300) for x in ("--token", f"tok{i:04d}{HIDDEN}")]},
+    ),
+    "a value lowered by the model's settings": (
+        PydanticParameters(Lowered),
+        {"argv": ["mysql", "--password", HIDDEN]},
+    ),
+    "a key refused by propertyNames": (
+        JsonSchemaParameters({"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}}),
+        {f"-u bob:{HIDDEN} curl": 1},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEAKS))
+def test_no_way_round_the_context(case: str) -> None:
+    parameters, raw = LEAKS[case]
+    text = _texts(parameters.check(raw, tool="t"))  # type: ignore[arg-type]
+    for spelled in (HIDDEN, HIDDEN.lower(), "tok0299"):
+        assert spelled not in text, text
+
+
+def test_a_short_hidden_value_is_not_taken_out_of_the_schemas_words() -> None:
+    """A pair hides `mail` (its name says auth); the allowed `email` still reads whole."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "columns": {
+                "type": "array",
+                "items": {"enum": ["auth_method", "user_name", "email"]},
+            }
+        },
+    }
+    text = _texts(JsonSchemaParameters(schema).check({"columns": ["auth_method", "mail"]}))
+    assert "'email'" in text
+    assert "e[REDACTED]" not in text
+
+
+def test_huge_hidden_values_are_taken_out_without_a_stall() -> None:
+    """20 hidden values of 200,000 characters each; and 10 MB of arguments with one bad
+    field (only the path to a refused value is redacted, not all of the arguments)."""
+    argv = [x for i in range(20) for x in ("--password", "é" * 200_000 + str(i))]
+    huge = {"argv": ["ok"], "n": "x", "data": [{"k": "v" * 100, "i": i} for i in range(100_000)]}
+    done: list[object] = []
+
+    def refuse() -> None:
+        done.append(CHECKS["pydantic"].check({"argv": argv}))
+        done.append(CHECKS["json schema"].check({"argv": argv}))
+        done.append(PydanticParameters(Sized).check(huge))
+
+    worker = threading.Thread(target=refuse)
+    worker.start()
+    worker.join(timeout=60)
+    assert len(done) == 3, "refusing did not finish"
+    assert all(isinstance(result, InvalidArguments) for result in done)
+
+
+class Sized(BaseModel):
+    argv: list[str]
+    n: int
+    data: list[dict[str, object]]

@@ -10,88 +10,158 @@ that copy hides is taken out of the validator's words (`without_secrets`).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
-from toolrail.core.redact import REDACTED, redact
+from toolrail.core.redact import REDACTED, redact, redact_name
 
 _TOO_DEEP = "[TOO DEEP]"  # what `redact` puts past its depth bound
 _MAX_SECRET_TEXTS = 256
-_SHORT_SECRET = 4  # shorter, a secret's text is replaced only where it stands alone
+_SHORT_SECRET = 8  # shorter, a secret's text is replaced only where it stands alone
+_WINDOW = 1_000_000  # of a validator's message: more is never shown (`ArgumentIssue` cuts)
+_WITHHELD = "(its wording is withheld: it quotes values that are hidden)"
 
 
-@dataclass(frozen=True, slots=True)
 class Quoting:
-    """The arguments of a refused call and their redacted copy, made once per refusal."""
+    """The arguments of a refused call: what an issue at a path may quote of them."""
 
-    arguments: object
-    redacted: object
+    __slots__ = ("arguments",)
 
-    @classmethod
-    def of(cls, arguments: object) -> Quoting:
-        return cls(arguments, redact(arguments))
+    def __init__(self, arguments: object) -> None:
+        self.arguments = arguments
 
     def at(self, loc: Iterable[object], value: object) -> object:
-        """`value`, refused at `loc`, as the arguments' redacted copy shows it; `value`
-        redacted alone where `loc` does not lead through the arguments."""
-        found = _follow(self.arguments, self.redacted, loc)
-        return redact(value) if found is _LOST or found == _TOO_DEEP else found
+        """`value`, refused at `loc`, as the arguments' redacted copy shows it there; the
+        arguments along the way are redacted with it, so its neighbours count (only their
+        plain values: a sibling's subtree cannot make it a secret). A key refused at its
+        mapping is shown as a name is; a value the arguments do not hold at `loc` (data
+        reshaped by a validator) is not shown at all."""
+        steps = _walk(self.arguments, loc)
+        if steps is None:
+            return REDACTED
+        node = steps[-1][0] if steps else self.arguments
+        if not _same(node, value):
+            if isinstance(value, str) and (
+                (isinstance(node, Mapping) and value in node)  # `propertyNames`
+                or (steps and steps[-1][2] == value)  # a key's validator: `env.K.[key]`
+            ):
+                return redact_name(value)  # a key, shown as every name is
+            return REDACTED
+        shown = redact(_pruned(self.arguments, steps))
+        for _, index, _key in steps:
+            if isinstance(shown, dict):
+                shown = list(shown.values())[index]  # in order; a secret key renamed
+            elif isinstance(shown, list):
+                shown = shown[index]
+            else:  # inside a value hidden whole, or past redaction's depth bound
+                return REDACTED
+        return REDACTED if shown == _TOO_DEEP else shown
 
 
-_LOST = object()
-
-
-def _follow(arguments: object, redacted: object, loc: Iterable[object]) -> object:
-    """The redacted copy at `loc`, walking both side by side: `redact` keeps every entry of
-    a mapping in order (a secret key under another name) and every item of a list. A name
-    the mapping does not have is a step of the validator's own (a union's tag, pydantic's
-    `function-after[...]`), not of the data: it is passed over."""
-    original, shown = arguments, redacted
+def _walk(arguments: object, loc: Iterable[object]) -> list[tuple[object, int, object]] | None:
+    """The nodes along `loc`, each with its position and key in its container; None where `loc`
+    leaves the arguments. A name the node does not have is a step of the validator's own
+    (a union member, `function-after[...]`, a discriminator's tag), not of the data: it
+    is passed over."""
+    steps: list[tuple[object, int, object]] = []
+    node = arguments
     for part in loc:
-        if isinstance(original, Mapping) and isinstance(shown, dict):
-            if part not in original:
-                if isinstance(part, str):
-                    continue
-                return _LOST
-            index = list(original).index(part)
-            original, shown = original[part], list(shown.values())[index]
-        elif isinstance(original, list | tuple) and isinstance(shown, list):
-            if not isinstance(part, int) or not -len(original) <= part < len(original):
-                return _LOST
-            original, shown = original[part], shown[part]
-        elif shown == REDACTED:
-            return REDACTED  # inside a hidden value: all of it is hidden
+        if isinstance(node, Mapping) and part in node:
+            index = list(node).index(part)
+            node = node[part]
+        elif isinstance(node, list | tuple) and type(part) is int:
+            if not -len(node) <= part < len(node):
+                return None
+            index = part % len(node)
+            node = node[part]
+        elif isinstance(part, str):
+            continue
         else:
-            return _LOST
-    return shown
+            return None
+        steps.append((node, index, part))
+    return steps
+
+
+def _same(node: object, value: object) -> bool:
+    try:
+        return node is value or bool(node == value)
+    except Exception:  # an `__eq__` of its own that raises
+        return False
+
+
+def _pruned(arguments: object, steps: list[tuple[object, int, object]]) -> object:
+    """The arguments with only what can decide the refused value's redaction: the path to
+    it, each container's plain values and keys (a flag before it, a pair's name), and the
+    value whole; every other subtree is None."""
+    if not steps:
+        return arguments
+    (child, index, _key), rest = steps[0], steps[1:]
+    inner = _pruned(child, rest)
+    if isinstance(arguments, Mapping):
+        return {
+            key: inner if at == index else _plain(item)
+            for at, (key, item) in enumerate(arguments.items())
+        }
+    assert isinstance(arguments, list | tuple)
+    return [inner if at == index else _plain(item) for at, item in enumerate(arguments)]
+
+
+def _plain(value: object) -> object:
+    return None if isinstance(value, Mapping | list | tuple) else value
 
 
 def without_secrets(message: str, value: object, shown: object, *, secret: bool = False) -> str:
     """`message` (a validator's own words, which may quote what it refused) without the text
     of any secret in `value`: all of it for a secret field's value (`secret`), else what its
     redacted copy `shown` hides, in each spelling a message may give it (as it is, `repr`,
-    JSON, `ascii`)."""
+    JSON, `ascii`). Past what can be found (too many hidden values), the words are withheld."""
     texts: set[str] = set()
     if secret:
         _all_texts(value, texts)
     else:
         _hidden_texts(value, shown, texts)
+    if not texts:
+        return message
+    if len(texts) >= _MAX_SECRET_TEXTS:
+        return _WITHHELD
+    message = message[:_WINDOW]
     spellings = {
         spelled
         for text in texts
         for spelled in (text, repr(text)[1:-1], json.dumps(text)[1:-1], ascii(text)[1:-1])
         if spelled and spelled != REDACTED
     }
-    if not spellings:
+    # as a model's settings may have changed it before a validator quoted it
+    # (`str_to_lower`, `str_strip_whitespace`): found regardless of case and outer spaces
+    spellings = {spelled.strip() or spelled for spelled in spellings}
+    for text in sorted(spellings, key=len, reverse=True):
+        message = _replaced(message, text)
+    return message
+
+
+def _replaced(message: str, text: str) -> str:
+    """`message` with `text` replaced: anywhere when it is long, else only where it stands
+    alone (a short value hidden by its context, `mail`, is not taken out of `email`)."""
+    alone = len(text) < _SHORT_SECRET
+    searched, sought = message.lower(), text.lower()
+    if len(searched) != len(message) or len(sought) != len(text):  # a case of another length
+        searched, sought = message, text
+    if sought not in searched:
         return message
-    alternatives = (
-        re.escape(text)
-        if len(text) >= _SHORT_SECRET
-        else rf"(?<![A-Za-z0-9]){re.escape(text)}(?![A-Za-z0-9])"
-        for text in sorted(spellings, key=len, reverse=True)
-    )
-    return re.sub("|".join(alternatives), REDACTED, message)
+    parts: list[str] = []
+    done = at = 0
+    while (found := searched.find(sought, at)) >= 0:
+        end = found + len(text)
+        if alone and (_glued(message, found - 1, text[0]) or _glued(message, end, text[-1])):
+            at = found + 1
+            continue
+        parts += (message[done:found], REDACTED)
+        done = at = end
+    return "".join(parts) + message[done:] if parts else message
+
+
+def _glued(message: str, at: int, edge: str) -> bool:
+    """Whether the character at `at` runs on from a text's word character `edge`."""
+    return 0 <= at < len(message) and edge.isalnum() and message[at].isalnum()
 
 
 def _all_texts(value: object, into: set[str], depth: int = 0) -> None:

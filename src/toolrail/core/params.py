@@ -141,6 +141,17 @@ def _decode(raw: RawArguments) -> Result[object, ArgumentIssue]:
     return Success(raw)
 
 
+def _as_pydantic_read(raw: RawArguments) -> object:
+    """Raw arguments as pydantic read them (its JSON allows `NaN`, `Infinity`); text it
+    could not read is no data (an issue then quotes none of it)."""
+    if isinstance(raw, str | bytes):
+        try:
+            return pydantic_core.from_json(raw, allow_inf_nan=True) if raw.strip() else {}
+        except ValueError:
+            return object()
+    return {} if raw is None else raw
+
+
 class PydanticParameters(ParameterSchema[ModelT]):
     """Validation by a pydantic model; unknown top-level fields are refused unless the model
     itself says how to treat them (`model_config["extra"]`)."""
@@ -172,7 +183,7 @@ class PydanticParameters(ParameterSchema[ModelT]):
             return self._strict_model.model_validate({} if blank else raw)
         except pydantic.ValidationError as error:
             details = error.errors(include_url=False)
-            quoting = Quoting.of(_decode(raw).value_or(None))
+            quoting = Quoting(_as_pydantic_read(raw))
             listed = [_pydantic_issue(detail, quoting) for detail in details[:MAX_LISTED_ISSUES]]
             return InvalidArguments.of(tool, listed, found=len(details))
         except KeyboardInterrupt:
@@ -295,7 +306,7 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
             issue = ArgumentIssue(path="$", message=f"could not check arguments: {error}")
             return InvalidArguments.of(tool, (issue,))
         if errors:
-            quoting = Quoting.of(arguments)
+            quoting = Quoting(arguments)
             listed = [
                 _issue(e.absolute_path, _message(e, quoting), e.json_path)
                 for e in errors[:MAX_LISTED_ISSUES]
