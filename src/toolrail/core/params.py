@@ -222,22 +222,22 @@ def _pydantic_issue(detail: ErrorDetails, quoting: Quoting) -> ArgumentIssue:
         case "extra_forbidden":
             message = "unexpected field; remove it"
         case _ if _names_a_secret(detail["loc"]):  # never the rejected value of a secret field
-            message = _pydantic_wording(detail, quoting, secret=True)
+            message = _pydantic_wording(detail, quoting.at(detail["loc"], detail["input"]), True)
         case _:
-            message = _pydantic_wording(detail, quoting)
-            message = f"{message} (got {_shown(quoting.at(detail['loc'], detail['input']))})"
+            shown = quoting.at(detail["loc"], detail["input"])
+            message = f"{_pydantic_wording(detail, shown)} (got {_shown(shown)})"
     return _issue(detail["loc"], message)
 
 
-def _pydantic_wording(detail: ErrorDetails, quoting: Quoting, *, secret: bool = False) -> str:
+def _pydantic_wording(detail: ErrorDetails, shown: object, secret: bool = False) -> str:
     """pydantic's message without the text of a secret it may quote. One of pydantic's own
     is its template filled from the error's context, and only the context can quote the
     input (a validator's `ValueError`, a parser's complaint): the secret is taken out of
     the context, and the template's own words stay as they are, whatever the secret was
     (a password "valid" left `Input should be a [REDACTED] integer`). A message of any
-    other making (a custom error type) loses the secret wherever it is."""
+    other making (a custom error type) loses the secret wherever it is. `shown`: the
+    refused value as the arguments' redacted copy shows it (`Quoting.at`)."""
     message, refused, ctx = detail["msg"], detail["input"], detail.get("ctx")
-    shown = quoting.at(detail["loc"], refused)
     try:
         known = pydantic_core.PydanticKnownError(detail["type"], ctx)  # type: ignore[arg-type]
         if known.message() != message:
