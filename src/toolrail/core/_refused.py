@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from toolrail.core.redact import REDACTED, redact, redact_name
 
 _TOO_DEEP = "[TOO DEEP]"  # what `redact` puts past its depth bound
+_MAX_DEPTH = 64  # `redact`'s
 _MAX_SECRET_TEXTS = 256
 _SHORT_SECRET = 8  # shorter, a secret's text is replaced only where it stands alone
 _WINDOW = 1_000_000  # of a validator's message: more is never shown (`ArgumentIssue` cuts)
@@ -61,10 +62,12 @@ def _walk(arguments: object, loc: Iterable[object]) -> list[tuple[object, int, o
     """The nodes along `loc`, each with its position and key in its container; None where `loc`
     leaves the arguments. A name the node does not have is a step of the validator's own
     (a union member, `function-after[...]`, a discriminator's tag), not of the data: it
-    is passed over."""
+    is passed over. Deeper than `redact` looks is None too (nothing there is shown)."""
     steps: list[tuple[object, int, object]] = []
     node = arguments
     for part in loc:
+        if len(steps) > _MAX_DEPTH:
+            return None
         if isinstance(node, Mapping) and part in node:
             index = list(node).index(part)
             node = node[part]
