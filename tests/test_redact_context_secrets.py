@@ -299,3 +299,39 @@ class Sized(BaseModel):
     argv: list[str]
     n: int
     data: list[dict[str, object]]
+
+
+class Short(BaseModel):
+    argv: list[Annotated[str, Field(max_length=3)]]
+
+
+def test_many_refusals_in_a_long_list_cost_their_paths_not_the_list() -> None:
+    """Each of the 20 listed issues redacts its own path (the list's first item, the one
+    before it and itself), not the 100,000 items again."""
+    done: list[object] = []
+    worker = threading.Thread(
+        target=lambda: done.append(
+            PydanticParameters(Short).check({"argv": ["--password", "x" * 10] * 50_000})
+        )
+    )
+    worker.start()
+    worker.join(timeout=60)
+    assert done, "refusing did not finish"
+    text = _texts(done[0])
+    assert "xxxxxxxxxx" not in text
+    assert "$.argv[1]: String should have at most 3 characters (got '[REDACTED]')" in text
+
+
+class Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+class Plain(BaseModel):
+    x: int
+
+
+def test_a_refused_value_whose_repr_raises_is_still_a_refusal() -> None:
+    result = PydanticParameters(Plain).check({"x": Unprintable()})
+    assert isinstance(result, InvalidArguments)
+    assert "cannot be shown" in _texts(result)

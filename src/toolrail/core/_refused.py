@@ -47,10 +47,11 @@ class Quoting:
             ):
                 return redact_name(value)  # a key, shown as every name is
             return REDACTED
-        shown = redact(_pruned(self.arguments, steps))
-        for _, index, _key in steps:
+        pruned, indices = _pruned(self.arguments, steps)
+        shown = redact(pruned)
+        for index in indices:
             if isinstance(shown, dict):
-                shown = list(shown.values())[index]  # in order; a secret key renamed
+                shown = next(iter(shown.values()))  # the one entry kept (its key may be renamed)
             elif isinstance(shown, list):
                 shown = shown[index]
             else:  # inside a value hidden whole, or past redaction's depth bound
@@ -91,21 +92,26 @@ def _same(node: object, value: object) -> bool:
         return False
 
 
-def _pruned(arguments: object, steps: list[tuple[object, int, object]]) -> object:
-    """The arguments with only what can decide the refused value's redaction: the path to
-    it, each container's plain values and keys (a flag before it, a pair's name), and the
-    value whole; every other subtree is None."""
+def _pruned(arguments: object, steps: list[tuple[object, int, object]]) -> tuple[object, list[int]]:
+    """The arguments cut to what can decide the refused value's redaction, and its place in
+    them: along the path, a mapping keeps only the entry on it (a value's redaction depends
+    on its own key alone); a list keeps its first item (a program's name) and the item
+    before the one on the path (a flag), padded so that no list of two (a pair) is made
+    that was not one; the value stays whole. Its cost is the path's, not the arguments'."""
     if not steps:
-        return arguments
-    (child, index, _key), rest = steps[0], steps[1:]
-    inner = _pruned(child, rest)
+        return arguments, []
+    (child, index, key), rest = steps[0], steps[1:]
+    inner, indices = _pruned(child, rest)
     if isinstance(arguments, Mapping):
-        return {
-            key: inner if at == index else _plain(item)
-            for at, (key, item) in enumerate(arguments.items())
-        }
+        return {key: inner}, [0, *indices]
     assert isinstance(arguments, list | tuple)
-    return [inner if at == index else _plain(item) for at, item in enumerate(arguments)]
+    if len(arguments) <= 3:
+        kept = [inner if at == index else _plain(item) for at, item in enumerate(arguments)]
+        return kept, [index, *indices]
+    first = inner if index == 0 else _plain(arguments[0])
+    if index <= 1:
+        return [first, inner if index == 1 else None, None], [index, *indices]
+    return [first, None, _plain(arguments[index - 1]), inner], [3, *indices]
 
 
 def _plain(value: object) -> object:

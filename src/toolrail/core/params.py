@@ -105,6 +105,8 @@ def _shown(redacted: object) -> str:
         text = repr(redacted)
     except RecursionError:
         return f"a {type(redacted).__name__} nested too deep to show"
+    except Exception:  # a value of a type whose `repr` raises
+        return f"a {type(redacted).__name__} that cannot be shown"
     return text if len(text) <= _MAX_SHOWN_INPUT else text[: _MAX_SHOWN_INPUT - 1] + "…"
 
 
