@@ -99,3 +99,53 @@ def test_hostile_separators_are_redacted_without_a_stall(name: str) -> None:
     worker.start()
     worker.join(timeout=20)
     assert done, f"redacting {name!r} did not finish"
+
+
+# -- found by a second outside review --
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password ： hunter2xy",
+        "password\t＝ hunter2xy",
+        "password =          hunter2xy",  # aligned far after the separator
+        "password:\n- hunter2xy\nuser: bob",  # a list at the key's own indent
+        "password: &anchor\n  hunter2xy",
+        "password: !!str\n  hunter2xy",
+        "https://x.test/a?kEy=hunter2xy",
+    ],
+)
+def test_more_spellings_of_a_secret_value_are_hidden(text: str) -> None:
+    assert "hunter2xy" not in redact_text(text), redact_text(text)
+
+
+def test_a_non_breaking_space_is_not_taken_for_a_quote() -> None:
+    assert redact_text("password\u00a0=\u00a0hunter22x") == f"password\u00a0=\u00a0{REDACTED}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "if password:\n    login(user)\n    audit.log('ok')\nprint(1)",
+        "class TokenManager:\n    def renew(self) -> None:\n        pass\n",
+        "ERROR auth: \n  at com.foo.Login.run(Login.java:42)\n",
+        "- password: |\n    x\n- user: bob\n",
+    ],
+)
+def test_code_and_logs_keep_the_lines_below_a_name(text: str) -> None:
+    shown = redact_text(text)
+    for line in text.splitlines()[1:]:
+        if "user" in line or "login" in line or "def renew" in line or "Login.java" in line:
+            assert line in shown, shown
+
+
+@pytest.mark.parametrize(
+    "text", ["password: #" * 27_272 + "\n", "a: # password: # " * 17_647 + "\n"]
+)
+def test_names_inside_a_long_comment_are_read_in_linear_time(text: str) -> None:
+    done: list[str] = []
+    worker = threading.Thread(target=lambda: done.append(redact_text(text)))
+    worker.start()
+    worker.join(timeout=20)
+    assert done, "redacting did not finish"

@@ -207,7 +207,7 @@ _CURL_USER = re.compile(  # `curl -u user:pw`: the user stays
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
     r"((?:\blogin" + _SP + r"{1,8}[^\s]{1,256}" + _SP + r"{1,8}|^" + _SP + r"{0,64})"
     r"(?:password|passwd)" + _SP + r"{1,8})"
-    r"[^\s=:][^\s]{0,511}",
+    r"[^\s=:：＝][^\s]{0,511}",
     re.MULTILINE,
 )
 # `name = value` in text, where the name is a whole run of name characters (never a piece
@@ -218,7 +218,7 @@ _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening 
 # around it (columns aligned far apart too).
 _NAME_ASSIGNED = re.compile(
     r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})"
-    r"(\\?[\"']?" + _SP + r"{0,32}+(?:=>|[:=：＝]=?)" + _SP + r"{0,8}+)"
+    r"(\\?[\"']?" + _SP + r"{0,32}+(?:=>|[:=：＝]=?)" + _SP + r"{0,32}+)"
 )
 # The value after a secret name. A string is read with its escapes, so an escaped quote
 # does not end it: `"..."`, `'...'`, and `\"...\"` inside JSON text held in a JSON string
@@ -322,7 +322,7 @@ def redact_text(text: str) -> str:
 
 
 def _query_key(text: str) -> bool:
-    return ("ey=" in text or "EY=" in text) and ("?" in text or "&" in text)
+    return "=" in text and ("?" in text or "&" in text) and "key=" in text.lower()
 
 
 def _token_prefixed(text: str) -> bool:
@@ -384,7 +384,7 @@ def _redact_assignments(text: str) -> str:
     (the name quoted) a number, a list or an object is replaced by a string, so the text
     stays JSON; `null` stays, as `redact` keeps None."""
     parts: list[str] = []
-    done = 0
+    done = line_start = scanned = 0
     for name in _NAME_ASSIGNED.finditer(text):
         if name.start() < done or not is_secret_key(name.group(1)):
             continue
@@ -392,9 +392,12 @@ def _redact_assignments(text: str) -> str:
         separator = name.group(2)
         opening = text[start : start + 1]
         # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
-        named = '\\"' if separator.startswith("\\") else separator[:1].strip(_NOT_QUOTES)
+        named = '\\"' if separator.startswith("\\") else separator[:1]
+        named = named if named in ('\\"', '"', "'") else ""
         if ":" in separator or "：" in separator:  # YAML: a value on the lines below
-            below = _yaml_block_end(text, start, name.start())
+            newline = text.rfind("\n", scanned, name.start())  # each line start found once
+            line_start, scanned = (newline + 1 if newline >= 0 else line_start), name.start()
+            below = _yaml_block_end(text, start, line_start, name.start())
             if below is not None:
                 spaced = "" if separator[-1:].isspace() else " "
                 parts += (text[done:start], spaced, REDACTED)
@@ -425,24 +428,33 @@ def _redact_assignments(text: str) -> str:
 
 
 _NO_VALUE = frozenset({"null", "None"})
-_NOT_QUOTES = " \t:=>：＝"  # what a separator may open with besides a quote
 
 
-# a YAML block scalar's header (`|`, `>-`, `|+2`) or nothing, to the end of the line
-_BLOCK_OPENER = re.compile(r"(?:[|>][0-9+-]{0,2})?" + _SP + r"*+(?:#[^\r\n]*+)?(?=\r?\n)")
+# a YAML block scalar's header (`|`, `>-`, `|+2`), after an anchor or a tag, or nothing,
+# to the end of the line
+_BLOCK_OPENER = re.compile(
+    r"(?:[&!][^\s]{0,256}+"
+    + _SP
+    + r"*+){0,2}+(?:[|>][0-9+-]{0,2})?"
+    + _SP
+    + r"*+(?:#[^\r\n]*+)?(?=\r?\n)"
+)
 _INDENT = re.compile(r"[ \t]*")
 
 
-def _yaml_block_end(text: str, start: int, name_at: int) -> int | None:
+def _yaml_block_end(text: str, start: int, line_start: int, name_at: int) -> int | None:
     """Where a YAML value opening at `start` ends when it is on the lines below its name (a
-    block scalar, `password: |`, or a value or mapping on the next lines): after the last
-    line indented more deeply than the name's; None when no such line follows (an empty
-    value, then the next entry). Each line is looked at once."""
+    block scalar, `password: |`, or a value, list or mapping on the next lines): after the
+    last line indented more deeply than the name's (or as deeply, starting `- `); None when
+    the name does not open its line as a YAML key does (`if password:` in code, `ERROR
+    auth:` in a log) or no such line follows. Each line is looked at once."""
+    if name_at - line_start > 64 or text[line_start:name_at].strip(" \t-\"'"):
+        return None
     opener = _BLOCK_OPENER.match(text, start)
     if opener is None:
         return None
-    line_start = text.rfind("\n", 0, name_at) + 1
     indent = _indent_end(text, line_start) - line_start
+    listed = text.startswith("-", line_start + indent)  # `- password:`: an item's key
     end = None
     at = opener.end() + (2 if text.startswith("\r\n", opener.end()) else 1)
     while at < len(text):
@@ -450,7 +462,8 @@ def _yaml_block_end(text: str, start: int, name_at: int) -> int | None:
         line_end = len(text) if newline < 0 else newline
         content = _indent_end(text, at)
         if content < line_end and text[content] != "\r":  # not a blank line
-            if content - at <= indent:
+            deeper = content - at > indent
+            if not (deeper or (content - at == indent and not listed and text[content] == "-")):
                 break
             end = line_end - (1 if text[line_end - 1] == "\r" else 0)
         at = line_end + 1
