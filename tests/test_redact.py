@@ -3,7 +3,6 @@ and the log line, progress text, spill file and error message of a real call."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.hang_guard import finished
 from toolrail import ExecutionContext, Executor, JsonlCallLog, ToolCall, ToolRegistry, tool
 from toolrail.core.redact import REDACTED, cut, is_secret_key, redact, redact_text
 from toolrail.recording.stream import ProgressUpdate, ToolStreamHandler
@@ -172,11 +172,7 @@ ADVERSARIAL = {
 def test_hostile_text_is_redacted_without_a_stall(name: str) -> None:
     """Linear patterns: 300 KB of each worst case finishes (the hang guard is generous; a
     backtracking pattern takes minutes here, as a JWT pattern once did)."""
-    done: list[str] = []
-    worker = threading.Thread(target=lambda: done.append(redact_text(ADVERSARIAL[name])))
-    worker.start()
-    worker.join(timeout=20)
-    assert done, f"redacting {name!r} did not finish"
+    assert finished(lambda: redact_text(ADVERSARIAL[name])), f"redacting {name!r} did not finish"
 
 
 @tool
@@ -509,11 +505,8 @@ ADVERSARIAL_MORE = {
 
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL_MORE))
 def test_more_hostile_text_is_redacted_without_a_stall(name: str) -> None:
-    done: list[str] = []
-    worker = threading.Thread(target=lambda: done.append(redact_text(ADVERSARIAL_MORE[name])))
-    worker.start()
-    worker.join(timeout=20)
-    assert done, f"redacting {name!r} did not finish"
+    text = ADVERSARIAL_MORE[name]
+    assert finished(lambda: redact_text(text)), f"redacting {name!r} did not finish"
 
 
 @tool

@@ -7,7 +7,6 @@ validator words it."""
 from __future__ import annotations
 
 import json
-import threading
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -23,6 +22,7 @@ from pydantic import (
 )
 from returns.result import Failure, Result
 
+from tests.hang_guard import finished
 from toolrail import ExecutionContext, Executor, ParameterSchema, Tool, ToolCall, ToolError
 from toolrail.core.errors import InvalidArguments
 from toolrail.core.params import JsonSchemaParameters, PydanticParameters
@@ -281,18 +281,16 @@ def test_huge_hidden_values_are_taken_out_without_a_stall() -> None:
     field (only the path to a refused value is redacted, not all of the arguments)."""
     argv = [x for i in range(20) for x in ("--password", "é" * 200_000 + str(i))]
     huge = {"argv": ["ok"], "n": "x", "data": [{"k": "v" * 100, "i": i} for i in range(100_000)]}
-    done: list[object] = []
-
-    def refuse() -> None:
-        done.append(CHECKS["pydantic"].check({"argv": argv}))
-        done.append(CHECKS["json schema"].check({"argv": argv}))
-        done.append(PydanticParameters(Sized).check(huge))
-
-    worker = threading.Thread(target=refuse)
-    worker.start()
-    worker.join(timeout=60)
-    assert len(done) == 3, "refusing did not finish"
-    assert all(isinstance(result, InvalidArguments) for result in done)
+    done = finished(
+        lambda: [
+            CHECKS["pydantic"].check({"argv": argv}),
+            CHECKS["json schema"].check({"argv": argv}),
+            PydanticParameters(Sized).check(huge),
+        ],
+        seconds=60,
+    )
+    assert done, "refusing did not finish"
+    assert all(isinstance(result, InvalidArguments) for result in done[0])
 
 
 class Sized(BaseModel):
@@ -308,14 +306,8 @@ class Short(BaseModel):
 def test_many_refusals_in_a_long_list_cost_their_paths_not_the_list() -> None:
     """Each of the 20 listed issues redacts its own path (the list's first item, the one
     before it and itself), not the 100,000 items again."""
-    done: list[object] = []
-    worker = threading.Thread(
-        target=lambda: done.append(
-            PydanticParameters(Short).check({"argv": ["--password", "x" * 10] * 50_000})
-        )
-    )
-    worker.start()
-    worker.join(timeout=60)
+    refused = {"argv": ["--password", "x" * 10] * 50_000}
+    done = finished(lambda: PydanticParameters(Short).check(refused), seconds=60)
     assert done, "refusing did not finish"
     text = _texts(done[0])
     assert "xxxxxxxxxx" not in text

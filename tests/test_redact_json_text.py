@@ -8,7 +8,7 @@ gives what `redact` gives the data it encodes."""
 from __future__ import annotations
 
 import json
-import threading
+from functools import partial
 from pathlib import Path
 
 import orjson
@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.hang_guard import finished
 from toolrail import ExecutionContext, Executor, JsonlCallLog, ToolCall, ToolRegistry, tool
 from toolrail.core.redact import REDACTED, cut, redact, redact_text
 
@@ -135,15 +136,7 @@ def test_an_unclosed_value_of_any_size_costs_one_pass(opener: str) -> None:
         "many closed": '"token": [1], ' * 60_000,
     }
     for name, text in hostile.items():
-        assert _finishes(text), f"redacting {name!r} did not finish"
-
-
-def _finishes(text: str) -> bool:
-    done: list[str] = []
-    worker = threading.Thread(target=lambda: done.append(redact_text(text)))
-    worker.start()
-    worker.join(timeout=20)
-    return bool(done)
+        assert finished(partial(redact_text, text)), f"redacting {name!r} did not finish"
 
 
 @tool

@@ -5,12 +5,11 @@ or a value on the next line); and a URL's `?key=` parameter, an API key by conve
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.hang_guard import finished
 from tests.test_redact import NAME_PREFIXES, PLAIN_VALUES, SECRET_NAME_WORDS, SPELLINGS
 from toolrail.core.redact import REDACTED, redact_text
 
@@ -94,11 +93,7 @@ HOSTILE = {
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_separators_are_redacted_without_a_stall(name: str) -> None:
-    done: list[str] = []
-    worker = threading.Thread(target=lambda: done.append(redact_text(HOSTILE[name])))
-    worker.start()
-    worker.join(timeout=20)
-    assert done, f"redacting {name!r} did not finish"
+    assert finished(lambda: redact_text(HOSTILE[name])), f"redacting {name!r} did not finish"
 
 
 # -- found by a second outside review --
@@ -144,8 +139,4 @@ def test_code_and_logs_keep_the_lines_below_a_name(text: str) -> None:
     "text", ["password: #" * 27_272 + "\n", "a: # password: # " * 17_647 + "\n"]
 )
 def test_names_inside_a_long_comment_are_read_in_linear_time(text: str) -> None:
-    done: list[str] = []
-    worker = threading.Thread(target=lambda: done.append(redact_text(text)))
-    worker.start()
-    worker.join(timeout=20)
-    assert done, "redacting did not finish"
+    assert finished(lambda: redact_text(text)), "redacting did not finish"
