@@ -12,10 +12,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 
-from toolrail.core.redact import REDACTED, redact, redact_name
+from toolrail.core.redact import MAX_DEPTH, REDACTED, TOO_DEEP, redact, redact_name
 
-_TOO_DEEP = "[TOO DEEP]"  # what `redact` puts past its depth bound
-_MAX_DEPTH = 64  # `redact`'s
 _MAX_SECRET_TEXTS = 256
 _SHORT_SECRET = 8  # shorter, a secret's text is replaced only where it stands alone
 _WINDOW = 1_000_000  # of a validator's message: more is never shown (`ArgumentIssue` cuts)
@@ -56,7 +54,7 @@ class Quoting:
                 shown = shown[index]
             else:  # inside a value hidden whole, or past redaction's depth bound
                 return REDACTED
-        return REDACTED if shown == _TOO_DEEP else shown
+        return REDACTED if shown == TOO_DEEP else shown
 
 
 def _walk(arguments: object, loc: Iterable[object]) -> list[tuple[object, int, object]] | None:
@@ -67,7 +65,7 @@ def _walk(arguments: object, loc: Iterable[object]) -> list[tuple[object, int, o
     steps: list[tuple[object, int, object]] = []
     node = arguments
     for part in loc:
-        if len(steps) > _MAX_DEPTH:
+        if len(steps) > MAX_DEPTH:
             return None
         if isinstance(node, Mapping) and part in node:
             index = list(node).index(part)
@@ -175,7 +173,7 @@ def _glued(message: str, at: int, edge: str) -> bool:
 
 def _all_texts(value: object, into: set[str], depth: int = 0) -> None:
     """Every key's and leaf's text in `value` (bounded in count and depth)."""
-    if len(into) >= _MAX_SECRET_TEXTS or depth > 64:
+    if len(into) >= _MAX_SECRET_TEXTS or depth > MAX_DEPTH:
         return
     if isinstance(value, str):
         into.add(value)
@@ -194,7 +192,7 @@ def _all_texts(value: object, into: set[str], depth: int = 0) -> None:
 
 def _hidden_texts(value: object, redacted: object, into: set[str], depth: int = 0) -> None:
     """The text of what `redact` hid in `value`, found by walking both side by side."""
-    if len(into) >= _MAX_SECRET_TEXTS or depth > 64:
+    if len(into) >= _MAX_SECRET_TEXTS or depth > MAX_DEPTH:
         return
     if isinstance(redacted, str) and REDACTED in redacted:
         if redacted == REDACTED or not isinstance(value, str):

@@ -55,6 +55,9 @@ from collections.abc import Iterable, Mapping
 import orjson
 
 REDACTED = "[REDACTED]"
+MAX_DEPTH = 64
+"""How deep `redact` looks into data; a value deeper down is shown as `TOO_DEEP`."""
+TOO_DEEP = "[TOO DEEP]"
 
 # a key is secret if one of its words is one of these ("access_token", "X-Auth-Token",
 # "clientSecret"), or its letters spell one of the compounds ("apitoken", "DBPASSWORD");
@@ -509,8 +512,8 @@ def _token(run: re.Match[str]) -> str:
 
 def redact(value: object, *, depth: int = 0) -> object:
     """A copy of JSON-like data with secrets replaced (see the module docstring)."""
-    if depth > 64:
-        return "[TOO DEEP]"
+    if depth > MAX_DEPTH:
+        return TOO_DEEP
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):  # JSON data: plain dicts and lists, checked without ABCs
@@ -624,7 +627,7 @@ def _redacts_nothing(value: object, depth: int = 0) -> bool:
     """Whether `redact(value)` equals `value` (of the same types), found without copying:
     False when it would replace something, and for any shape it might change (a tuple, a
     mapping that is not a dict, an argv with a flag that hides what follows, ...)."""
-    if depth > 64:
+    if depth > MAX_DEPTH:
         return False
     kind = type(value)
     if kind in _KEPT:
@@ -666,7 +669,7 @@ def _items_redact_nothing(items: Iterable[object], depth: int) -> bool:
     a call per leaf."""
     for item in items:
         kind = type(item)
-        if depth >= 64 or not (kind in _KEPT or kind is str):
+        if depth >= MAX_DEPTH or not (kind in _KEPT or kind is str):
             if not _redacts_nothing(item, depth + 1):
                 return False
         elif kind is str and redact_text(item) != item:  # type: ignore[arg-type]

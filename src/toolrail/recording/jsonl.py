@@ -29,7 +29,7 @@ from toolrail._batches import BackgroundBatches
 from toolrail._diagnostics import get_logger
 from toolrail._jsonish import to_json_value
 from toolrail.core.errors import ToolError
-from toolrail.core.redact import cut
+from toolrail.core.redact import TOO_DEEP, cut
 from toolrail.recording.eventjson import arguments_data, shown_tool
 from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
@@ -283,7 +283,7 @@ def append_whole(fd: int, line: bytes) -> None:
 def _valid(value: object, depth: int = 0) -> object:
     """JSON data with every string made valid UTF-8 (lone surrogates replaced)."""
     if depth > 200:
-        return "[TOO DEEP]"
+        return TOO_DEEP
     if isinstance(value, str):
         return value.encode("utf-8", "replace").decode("utf-8")
     if isinstance(value, dict):
