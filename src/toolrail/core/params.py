@@ -224,7 +224,7 @@ def _pydantic_issue(detail: ErrorDetails, quoting: Quoting) -> ArgumentIssue:
         case "extra_forbidden":
             message = "unexpected field; remove it"
         case _ if _names_a_secret(detail["loc"]):  # never the rejected value of a secret field
-            message = _pydantic_wording(detail, quoting.at(detail["loc"], detail["input"]), True)
+            message = _pydantic_wording(detail, REDACTED, secret=True)  # all of it goes
         case _:
             shown = quoting.at(detail["loc"], detail["input"])
             message = f"{_pydantic_wording(detail, shown)} (got {_shown(shown)})"
