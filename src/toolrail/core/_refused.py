@@ -58,7 +58,7 @@ class Quoting:
 
 
 def _walk(arguments: object, loc: Iterable[object]) -> list[tuple[object, int, object]] | None:
-    """The nodes along `loc`, each with its position and key in its container; None where `loc`
+    """The nodes along `loc`, each with its key and (in a list) position; None where `loc`
     leaves the arguments. A name the node does not have is a step of the validator's own
     (a union member, `function-after[...]`, a discriminator's tag), not of the data: it
     is passed over. Deeper than `redact` looks is None too (nothing there is shown)."""
@@ -68,7 +68,7 @@ def _walk(arguments: object, loc: Iterable[object]) -> list[tuple[object, int, o
         if len(steps) > MAX_DEPTH:
             return None
         if isinstance(node, Mapping) and part in node:
-            index = list(node).index(part)
+            index = 0  # a mapping is walked by key (`_pruned` keeps that entry alone)
             node = node[part]
         elif isinstance(node, list | tuple) and type(part) is int:
             if not -len(node) <= part < len(node):
