@@ -17,9 +17,11 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 from returns.result import Failure, Result
 
 from tests.hang_guard import finished
@@ -327,3 +329,51 @@ def test_a_refused_value_whose_repr_raises_is_still_a_refusal() -> None:
     result = PydanticParameters(Plain).check({"x": Unprintable()})
     assert isinstance(result, InvalidArguments)
     assert "cannot be shown" in _texts(result)
+
+
+class Confirmed(BaseModel):
+    """Validators that quote *another* field than the one they refuse (`info.data`)."""
+
+    password: str = ""
+    argv: list[str] = []
+    headers: list[list[str]] = []
+    confirm: str = ""
+    note: str = ""
+
+    @field_validator("confirm")
+    @classmethod
+    def same_as_password(cls, confirm: str, info: ValidationInfo) -> str:
+        if confirm != info.data.get("password"):
+            raise ValueError(f"{confirm!r} is not {info.data.get('password')!r}")
+        return confirm
+
+    @field_validator("note")
+    @classmethod
+    def names_the_command(cls, note: str, info: ValidationInfo) -> str:
+        if note == "bad":
+            raise PydanticCustomError("note", "no note for {cmd}", {"cmd": str(info.data)})
+        if note:
+            raise ValueError(f"no note for {info.data.get('argv')} {info.data.get('headers')}")
+        return note
+
+
+@settings(max_examples=40, deadline=None)
+@given(SECRETS, st.sampled_from(PLACES), st.sampled_from(["x", "bad"]), st.booleans())
+def test_a_validator_quoting_another_field_does_not_show_its_secret(
+    secret: str, place: tuple[str, Any], note: str, as_json: bool
+) -> None:
+    """A field's validator may quote the fields validated before it (`info.data`): what
+    the arguments' redacted copy hides anywhere is not in its words either."""
+    _, arguments = place
+    raw = {**arguments(secret), "note": note}
+    text = _texts(PydanticParameters(Confirmed).check(json.dumps(raw) if as_json else raw))
+    for spelled in (secret, repr(secret)[1:-1], json.dumps(secret)[1:-1], ascii(secret)[1:-1]):
+        assert spelled not in text, text
+    assert "no note for" in text  # the validator's verdict stays
+
+
+def test_a_confirmation_validator_does_not_show_the_password() -> None:
+    raw = {"password": "Hunter2-Passw0rd!", "confirm": "hunter2-typo"}
+    text = _texts(PydanticParameters(Confirmed).check(raw))
+    assert "Hunter2-Passw0rd!" not in text
+    assert "$.confirm: Value error, 'hunter2-typo' is not '[REDACTED]'" in text

@@ -4,7 +4,9 @@ A validator sees one value and may quote it (`'S3cret' does not match ...`). Whe
 value is a secret can depend on its neighbours: the item after `--password` in an argv,
 the second of `["X-Api-Key", v]`. So an issue's value is shown as the redacted copy of the
 *whole* arguments shows it at the issue's path (`Quoting.at`), and the text of whatever
-that copy hides is taken out of the validator's words (`without_secrets`).
+that copy hides is taken out of the validator's words (`without_secrets`). A validator
+of the tool's own may also quote *other* fields (pydantic's `info.data`): its words lose
+the text of whatever the copy hides anywhere (`Quoting.hidden`).
 """
 
 from __future__ import annotations
@@ -23,10 +25,21 @@ _WITHHELD = "(its wording is withheld: it quotes values that are hidden)"
 class Quoting:
     """The arguments of a refused call: what an issue at a path may quote of them."""
 
-    __slots__ = ("arguments",)
+    __slots__ = ("_hidden", "arguments")
 
     def __init__(self, arguments: object) -> None:
         self.arguments = arguments
+        self._hidden: frozenset[str] | None = None
+
+    def hidden(self) -> frozenset[str]:
+        """The text of everything the arguments' redacted copy hides, anywhere in them:
+        what a validator's own words must not quote, whichever field it quotes. Made once,
+        when first asked (it costs the size of the arguments)."""
+        if self._hidden is None:
+            texts: set[str] = set()
+            _hidden_texts(self.arguments, redact(self.arguments), texts)
+            self._hidden = frozenset(texts)
+        return self._hidden
 
     def at(self, loc: Iterable[object], value: object) -> object:
         """`value`, refused at `loc`, as the arguments' redacted copy shows it there; the
@@ -116,12 +129,21 @@ def _plain(value: object) -> object:
     return None if isinstance(value, Mapping | list | tuple) else value
 
 
-def without_secrets(message: str, value: object, shown: object, *, secret: bool = False) -> str:
+def without_secrets(
+    message: str,
+    value: object,
+    shown: object,
+    *,
+    secret: bool = False,
+    elsewhere: frozenset[str] = frozenset(),
+) -> str:
     """`message` (a validator's own words, which may quote what it refused) without the text
     of any secret in `value`: all of it for a secret field's value (`secret`), else what its
     redacted copy `shown` hides, in each spelling a message may give it (as it is, `repr`,
-    JSON, `ascii`). Past what can be found (too many hidden values), the words are withheld."""
-    texts: set[str] = set()
+    JSON, `ascii`); and without the `elsewhere` texts (`Quoting.hidden`, for words that may
+    quote other fields). Past what can be found (too many hidden values), the words are
+    withheld."""
+    texts: set[str] = set(elsewhere)
     if secret:
         _all_texts(value, texts)
     else:

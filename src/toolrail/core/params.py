@@ -224,21 +224,25 @@ def _pydantic_issue(detail: ErrorDetails, quoting: Quoting) -> ArgumentIssue:
         case "extra_forbidden":
             message = "unexpected field; remove it"
         case _ if _names_a_secret(detail["loc"]):  # never the rejected value of a secret field
-            message = _pydantic_wording(detail, REDACTED, secret=True)  # all of it goes
+            message = _pydantic_wording(detail, REDACTED, quoting, secret=True)  # all of it goes
         case _:
             shown = quoting.at(detail["loc"], detail["input"])
-            message = f"{_pydantic_wording(detail, shown)} (got {_shown(shown)})"
+            message = f"{_pydantic_wording(detail, shown, quoting)} (got {_shown(shown)})"
     return _issue(detail["loc"], message)
 
 
-def _pydantic_wording(detail: ErrorDetails, shown: object, secret: bool = False) -> str:
+def _pydantic_wording(
+    detail: ErrorDetails, shown: object, quoting: Quoting, secret: bool = False
+) -> str:
     """pydantic's message without the text of a secret it may quote. One of pydantic's own
     is its template filled from the error's context, and only the context can quote the
     input (a validator's `ValueError`, a parser's complaint): the secret is taken out of
     the context, and the template's own words stay as they are, whatever the secret was
     (a password "valid" left `Input should be a [REDACTED] integer`). A message of any
     other making (a custom error type) loses the secret wherever it is. `shown`: the
-    refused value as the arguments' redacted copy shows it (`Quoting.at`)."""
+    refused value as the arguments' redacted copy shows it (`Quoting.at`). Words of the
+    tool's own validator (the exception it raised, a custom error) may quote other fields
+    (`info.data`): they also lose what the arguments hide anywhere (`Quoting.hidden`)."""
     message, refused, ctx = detail["msg"], detail["input"], detail.get("ctx")
     try:
         known = pydantic_core.PydanticKnownError(detail["type"], ctx)  # type: ignore[arg-type]
@@ -247,14 +251,20 @@ def _pydantic_wording(detail: ErrorDetails, shown: object, secret: bool = False)
         if not ctx:
             return message  # the template alone: nothing of the input is in it
         scrubbed = {
-            key: without_secrets(str(value), refused, shown, secret=secret)
+            key: without_secrets(
+                str(value),
+                refused,
+                shown,
+                secret=secret,
+                elsewhere=quoting.hidden() if isinstance(value, BaseException) else frozenset(),
+            )
             if isinstance(value, str | BaseException)
             else value
             for key, value in ctx.items()
         }
         return str(pydantic_core.PydanticKnownError(detail["type"], scrubbed).message())  # type: ignore[arg-type]
     except Exception:  # not one of pydantic's own messages
-        return without_secrets(message, refused, shown, secret=secret)
+        return without_secrets(message, refused, shown, secret=secret, elsewhere=quoting.hidden())
 
 
 def _names_a_secret(loc: Iterable[object]) -> bool:
