@@ -61,6 +61,7 @@ from toolrail.core.errors import (
     ToolError,
     UnknownTool,
 )
+from toolrail.core.hidden import NOTHING, hidden_texts, without
 from toolrail.core.threads import run_sync
 from toolrail.core.tool import AnyTool
 from toolrail.policy.approvals import Approve, Deny
@@ -342,7 +343,7 @@ class Executor:
         attempts = 1
         attached: Mapping[str, object] = {}
         if self.sinks.sinks or ctx.on_progress is not None:
-            progress = _Progress(self.sinks, call.id, call.name, self._progress_after(ctx))
+            progress = _Progress(self.sinks, call, self._progress_after(ctx))
             ctx = ctx.for_call(call.id, progress)
             progress.context = weakref.ref(ctx)  # weak: the context holds the reporter
         else:
@@ -516,6 +517,8 @@ class Executor:
         attached: Mapping[str, object] | None = None,
     ) -> ToolOutcome:
         source = tool.source if tool is not None else NO_TOOL
+        if type(result) is Failure and (call.arguments or asked):
+            result = _quiet(result, call.arguments, asked)
         metadata: dict[str, object] = (
             {**attached, "source": source} if attached else {"source": source}
         )
@@ -550,6 +553,20 @@ class Executor:
         return outcome
 
 
+def _quiet(
+    failed: Failure[ToolError], arguments: RawArguments, asked: RawArguments
+) -> Result[object, ToolError]:
+    """A failure without the text its call's arguments hide (`toolrail.core.hidden`): a
+    tool's exception, a server's answer may quote them, and the error goes to the model,
+    every sink and every log. Failures only: an output is the tool's answer, whole."""
+    texts = hidden_texts(arguments) | (hidden_texts(asked) if asked is not None else NOTHING)
+    if not texts:
+        return failed
+    error: ToolError = failed.failure()
+    quiet = error.without(texts)
+    return failed if quiet is error else Failure(quiet)
+
+
 _admitted = tuple.__new__
 """`Admitted(...)` minus its generated `__new__` (made on every call)."""
 
@@ -578,7 +595,7 @@ def _started(admitted: Admitted, ctx: ExecutionContext[Any], at: datetime | None
         context=ctx,
         arguments=call.arguments,
         asked_arguments=asked,
-        description=_describe(tool, args),
+        description=_describe(tool, args, call.arguments),
         source=tool.source,
         read_only=tool.annotations.read_only,
     )
@@ -605,11 +622,13 @@ def _same(one: tuple[object, ...], other: tuple[object, ...]) -> bool:
     return all(a is b or a == b for a, b in zip(one, other, strict=True))
 
 
-def _describe(tool: AnyTool, args: object) -> str | None:
+def _describe(tool: AnyTool, args: object, arguments: RawArguments) -> str | None:
+    """The tool's one-liner for the call, without what its arguments hide (it is the
+    tool's own words about them)."""
     if tool.describe is None:
         return None
     try:
-        return tool.describe(args)
+        return without(tool.describe(args), hidden_texts(arguments))
     except KeyboardInterrupt:
         raise
     except BaseException:  # the tool's own code: its failure of any kind is not ours to raise
@@ -623,12 +642,11 @@ class _Progress:
     (a sync tool reports from a worker thread). The caller's callback failing is reported
     through the diagnostics; it never fails the tool's call."""
 
-    __slots__ = ("call_id", "context", "loop", "loop_thread", "sinks", "then", "tool")
+    __slots__ = ("arguments", "call_id", "context", "loop", "loop_thread", "sinks", "then", "tool")
 
-    def __init__(
-        self, sinks: Fanout, call_id: str, tool: str, then: ProgressCallback | None
-    ) -> None:
-        self.sinks, self.call_id, self.tool, self.then = sinks, call_id, tool, then
+    def __init__(self, sinks: Fanout, call: ToolCall, then: ProgressCallback | None) -> None:
+        self.sinks, self.call_id, self.tool, self.then = sinks, call.id, call.name, then
+        self.arguments = call.arguments  # what its messages must not quote
         self.context: weakref.ref[ExecutionContext[Any]] | None = None  # set once made
         self.loop = asyncio.get_running_loop()
         self.loop_thread = threading.get_ident()
@@ -640,6 +658,8 @@ class _Progress:
             self.loop.call_soon_threadsafe(self._tell, progress, total, message)
 
     def _tell(self, progress: float, total: float | None, message: str | None) -> None:
+        if message:  # the tool's words: without what its arguments hide
+            message = without(message, hidden_texts(self.arguments))
         ctx = self.context() if self.context is not None else None
         if ctx is not None and self.sinks.sinks:
             self.sinks.emit(

@@ -6,20 +6,15 @@ the second of `["X-Api-Key", v]`. So an issue's value is shown as the redacted c
 *whole* arguments shows it at the issue's path (`Quoting.at`), and the text of whatever
 that copy hides is taken out of the validator's words (`without_secrets`). A validator
 of the tool's own may also quote *other* fields (pydantic's `info.data`): its words lose
-the text of whatever the copy hides anywhere (`Quoting.hidden`).
+the text of whatever the copy hides anywhere (`Quoting.hidden`; `toolrail.core.hidden`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 
+from toolrail.core.hidden import NOTHING, all_texts, hidden_by, hidden_in, without
 from toolrail.core.redact import MAX_DEPTH, REDACTED, TOO_DEEP, redact, redact_name
-
-_MAX_SECRET_TEXTS = 256
-_SHORT_SECRET = 8  # shorter, a secret's text is replaced only where it stands alone
-_WINDOW = 1_000_000  # of a validator's message: more is never shown (`ArgumentIssue` cuts)
-_WITHHELD = "(its wording is withheld: it quotes values that are hidden)"
 
 
 class Quoting:
@@ -36,9 +31,7 @@ class Quoting:
         what a validator's own words must not quote, whichever field it quotes. Made once,
         when first asked (it costs the size of the arguments)."""
         if self._hidden is None:
-            texts: set[str] = set()
-            _hidden_texts(self.arguments, redact(self.arguments), texts)
-            self._hidden = frozenset(texts)
+            self._hidden = hidden_in(self.arguments)
         return self._hidden
 
     def at(self, loc: Iterable[object], value: object) -> object:
@@ -135,103 +128,15 @@ def without_secrets(
     shown: object,
     *,
     secret: bool = False,
-    elsewhere: frozenset[str] = frozenset(),
+    elsewhere: frozenset[str] = NOTHING,
 ) -> str:
     """`message` (a validator's own words, which may quote what it refused) without the text
     of any secret in `value`: all of it for a secret field's value (`secret`), else what its
-    redacted copy `shown` hides, in each spelling a message may give it (as it is, `repr`,
-    JSON, `ascii`); and without the `elsewhere` texts (`Quoting.hidden`, for words that may
-    quote other fields). Past what can be found (too many hidden values), the words are
-    withheld."""
+    redacted copy `shown` hides; and without the `elsewhere` texts (`Quoting.hidden`, for
+    words that may quote other fields). Past what can be found, the words are withheld."""
     texts: set[str] = set(elsewhere)
     if secret:
-        _all_texts(value, texts)
+        all_texts(value, texts)
     else:
-        _hidden_texts(value, shown, texts)
-    if not texts:
-        return message
-    if len(texts) >= _MAX_SECRET_TEXTS:
-        return _WITHHELD
-    message = message[:_WINDOW]
-    spellings = {
-        spelled
-        for text in texts
-        for spelled in (text, repr(text)[1:-1], json.dumps(text)[1:-1], ascii(text)[1:-1])
-        if spelled and spelled != REDACTED
-    }
-    # as a model's settings may have changed it before a validator quoted it
-    # (`str_to_lower`, `str_strip_whitespace`): found regardless of case and outer spaces
-    spellings = {spelled.strip() or spelled for spelled in spellings}
-    for text in sorted(spellings, key=len, reverse=True):
-        message = _replaced(message, text)
-    return message
-
-
-def _replaced(message: str, text: str) -> str:
-    """`message` with `text` replaced: anywhere when it is long, else only where it stands
-    alone (a short value hidden by its context, `mail`, is not taken out of `email`)."""
-    alone = len(text) < _SHORT_SECRET
-    searched, sought = message.lower(), text.lower()
-    if len(searched) != len(message) or len(sought) != len(text):  # a case of another length
-        searched, sought = message, text
-    if sought not in searched:
-        return message
-    parts: list[str] = []
-    done = at = 0
-    while (found := searched.find(sought, at)) >= 0:
-        end = found + len(text)
-        if alone and (_glued(message, found - 1, text[0]) or _glued(message, end, text[-1])):
-            at = found + 1
-            continue
-        parts += (message[done:found], REDACTED)
-        done = at = end
-    return "".join(parts) + message[done:] if parts else message
-
-
-def _glued(message: str, at: int, edge: str) -> bool:
-    """Whether the character at `at` runs on from a text's word character `edge`."""
-    return 0 <= at < len(message) and edge.isalnum() and message[at].isalnum()
-
-
-def _all_texts(value: object, into: set[str], depth: int = 0) -> None:
-    """Every key's and leaf's text in `value` (bounded in count and depth)."""
-    if len(into) >= _MAX_SECRET_TEXTS or depth > MAX_DEPTH:
-        return
-    if isinstance(value, str):
-        into.add(value)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        into.add(str(value))
-    elif isinstance(value, bytes):
-        into.add(value.decode("utf-8", "replace"))
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            _all_texts(key, into, depth + 1)
-            _all_texts(item, into, depth + 1)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _all_texts(item, into, depth + 1)
-
-
-def _hidden_texts(value: object, redacted: object, into: set[str], depth: int = 0) -> None:
-    """The text of what `redact` hid in `value`, found by walking both side by side."""
-    if len(into) >= _MAX_SECRET_TEXTS or depth > MAX_DEPTH:
-        return
-    if isinstance(redacted, str) and REDACTED in redacted:
-        if redacted == REDACTED or not isinstance(value, str):
-            _all_texts(value, into, depth)
-            return
-        kept = redacted.split(REDACTED)  # `-p[REDACTED]`, `user:[REDACTED]`: what went
-        at = len(kept[0]) if value.startswith(kept[0]) else 0
-        for following in kept[1:]:
-            end = value.find(following, at) if following else len(value)
-            into.add(value[at : end if end >= 0 else len(value)])
-            at = end + len(following) if end >= 0 else len(value)
-    elif isinstance(redacted, dict) and isinstance(value, Mapping):
-        # `redact` keeps every entry, in order, each under its key as it shows it
-        for (key, original), (shown, item) in zip(value.items(), redacted.items(), strict=False):
-            if shown != key and isinstance(key, str):  # a secret written as a key
-                _hidden_texts(key, shown, into, depth + 1)
-            _hidden_texts(original, item, into, depth + 1)
-    elif isinstance(redacted, list) and isinstance(value, list | tuple):
-        for original, item in zip(value, redacted, strict=False):
-            _hidden_texts(original, item, into, depth + 1)
+        hidden_by(value, shown, texts)
+    return without(message, texts)

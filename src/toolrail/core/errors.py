@@ -23,12 +23,14 @@ declined approval is a `PermissionDenied` with `model_can_fix=True`, so the mode
 
 from __future__ import annotations
 
+import copy
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from toolrail.core._slots import constructor
+from toolrail.core.hidden import without
 from toolrail.core.redact import redact_name, shorten
 
 MAX_MESSAGE_CHARS = 8000
@@ -57,6 +59,16 @@ class ToolError:
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.message}"
+
+    def without(self, texts: frozenset[str]) -> Self:
+        """This error with none of `texts` in its words (`toolrail.core.hidden`): what its
+        call's arguments hide, which a tool's exception or a server's answer may quote."""
+        message = without(self.message, texts)
+        if message == self.message:
+            return self
+        quiet = copy.copy(self)  # its words change, not its bounds: no second redaction
+        object.__setattr__(quiet, "message", message)
+        return quiet
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -164,6 +176,17 @@ class InvalidArguments(ToolError):
         return _listing(
             message=shorten(message, MAX_MESSAGE_CHARS, redacted=True), tool=tool, issues=listed
         )
+
+    def without(self, texts: frozenset[str]) -> Self:
+        quiet = ToolError.without(self, texts)
+        issues = tuple(
+            ArgumentIssue(path=issue.path, message=without(issue.message, texts))
+            for issue in self.issues
+        )
+        if issues != self.issues:
+            quiet = copy.copy(quiet) if quiet is self else quiet
+            object.__setattr__(quiet, "issues", issues)
+        return quiet
 
 
 _listing: Callable[..., InvalidArguments] = constructor(InvalidArguments)

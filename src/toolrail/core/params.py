@@ -23,6 +23,7 @@ from returns.result import Failure, Result, Success
 from toolrail.core._refused import Quoting, without_secrets
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import MAX_LISTED_ISSUES, ArgumentIssue, InvalidArguments
+from toolrail.core.hidden import read_arguments
 from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_name, redact_text
 
 In = TypeVar("In")
@@ -143,17 +144,6 @@ def _decode(raw: RawArguments) -> Result[object, ArgumentIssue]:
     return Success(raw)
 
 
-def _as_pydantic_read(raw: RawArguments) -> object:
-    """Raw arguments as pydantic read them (its JSON allows `NaN`, `Infinity`); text it
-    could not read is no data (an issue then quotes none of it)."""
-    if isinstance(raw, str | bytes):
-        try:
-            return pydantic_core.from_json(raw, allow_inf_nan=True) if raw.strip() else {}
-        except ValueError:
-            return object()
-    return {} if raw is None else raw
-
-
 class PydanticParameters(ParameterSchema[ModelT]):
     """Validation by a pydantic model; unknown top-level fields are refused unless the model
     itself says how to treat them (`model_config["extra"]`)."""
@@ -185,7 +175,7 @@ class PydanticParameters(ParameterSchema[ModelT]):
             return self._strict_model.model_validate({} if blank else raw)
         except pydantic.ValidationError as error:
             details = error.errors(include_url=False)
-            quoting = Quoting(_as_pydantic_read(raw))
+            quoting = Quoting(read_arguments(raw))
             listed = [_pydantic_issue(detail, quoting) for detail in details[:MAX_LISTED_ISSUES]]
             return InvalidArguments.of(tool, listed, found=len(details))
         except KeyboardInterrupt:

@@ -623,7 +623,7 @@ _STR_NAMES_NO_PROGRAM = frozenset({dict, list, int, float, bool, type(None)})
 _KEPT = frozenset({int, float, bool, type(None)})  # what `redact` returns as it is
 
 
-def _redacts_nothing(value: object, depth: int = 0) -> bool:
+def redacts_nothing(value: object, depth: int = 0) -> bool:
     """Whether `redact(value)` equals `value` (of the same types), found without copying:
     False when it would replace something, and for any shape it might change (a tuple, a
     mapping that is not a dict, an argv with a flag that hides what follows, ...)."""
@@ -665,12 +665,12 @@ def _redacts_nothing(value: object, depth: int = 0) -> bool:
 
 
 def _items_redact_nothing(items: Iterable[object], depth: int) -> bool:
-    """`_redacts_nothing` for each of a container's items; the leaves checked here, without
+    """`redacts_nothing` for each of a container's items; the leaves checked here, without
     a call per leaf."""
     for item in items:
         kind = type(item)
         if depth >= MAX_DEPTH or not (kind in _KEPT or kind is str):
-            if not _redacts_nothing(item, depth + 1):
+            if not redacts_nothing(item, depth + 1):
                 return False
         elif kind is str and redact_text(item) != item:  # type: ignore[arg-type]
             return False
@@ -714,7 +714,7 @@ def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object
     Where redaction would change nothing, `value` itself comes back, not a copy."""
     encoded = orjson.dumps(value, default=str)
     if len(encoded) <= max_bytes:
-        if not redact_secrets or _redacts_nothing(value):
+        if not redact_secrets or redacts_nothing(value):
             return value
         return redact(value)
     keep = max(0, max_bytes - 64)

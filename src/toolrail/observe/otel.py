@@ -70,10 +70,12 @@ from returns.result import Success
 from toolrail._batches import BackgroundBatches, flush_at_exit_first
 from toolrail._diagnostics import get_logger
 from toolrail._jsonish import to_json_value
+from toolrail.core.call import ToolOutcome
 from toolrail.core.context import ExecutionContext
+from toolrail.core.hidden import without_in
 from toolrail.core.redact import cut, redact, redact_text
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
-from toolrail.recording.eventjson import arguments_data, shown_tool
+from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
 from toolrail.recording.events import (
     CircuitStateChanged,
     McpServerStateChanged,
@@ -364,7 +366,7 @@ class OtelSink:
             if isinstance(finished, ToolFailed):
                 attributes["error.type"] = finished.error.kind
             elif self.record_content and isinstance(finished.outcome.result, Success):
-                _add_content(attributes, _RESULT, to_json_value, finished.outcome.result.unwrap())
+                _add_content(attributes, _RESULT, _output, finished.outcome)
             attributes["toolrail.attempts"] = finished.outcome.attempts
             span = builder.start(record, attributes)
             for at, progress, total in reports or ():
@@ -463,7 +465,7 @@ class OtelSink:
             span.set_status(trace.Status(trace.StatusCode.ERROR, str(redact(event.error.message))))
         elif self.record_content and isinstance(event.outcome.result, Success):
             content: dict[str, AttributeValue] = {}
-            _add_content(content, _RESULT, to_json_value, event.outcome.result.unwrap())
+            _add_content(content, _RESULT, _output, event.outcome)
             span.set_attributes(content)
         span.set_attribute("toolrail.attempts", event.outcome.attempts)
         span.end()
@@ -563,6 +565,12 @@ def _progress_marks(progress: object, total: object) -> dict[str, AttributeValue
     if type(total) in (int, float):
         marks["total"] = float(cast(float, total))
     return marks
+
+
+def _output(outcome: ToolOutcome) -> object:
+    """A successful call's output as JSON data, without what its arguments hide (the log's
+    own way, `hidden_of`)."""
+    return without_in(to_json_value(outcome.result.unwrap()), hidden_of(outcome))
 
 
 def _add_content(

@@ -23,6 +23,7 @@ from returns.result import Failure, Result, Success
 from toolrail._jsonish import to_json_value
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.errors import ToolError, UnknownTool
+from toolrail.core.hidden import NOTHING, hidden_texts, without_in
 from toolrail.core.redact import cut, redact_text, shown_name
 from toolrail.recording.events import (
     NO_TOOL,
@@ -118,23 +119,39 @@ def shown_tool(
 
 
 def outcome_data(outcome: ToolOutcome, max_value_bytes: int = MAX_VALUE_BYTES) -> dict[str, Any]:
-    """An outcome's result, timing and metadata as redacted JSON data."""
+    """An outcome's result, timing and metadata as redacted JSON data, without what its
+    call's arguments hide (`hidden_of`)."""
+    hidden = hidden_of(outcome)
+    metadata = without_in(to_json_value(dict(outcome.metadata)), hidden)
     return {
         "started_at": outcome.started_at.isoformat(),
         "duration_ms": outcome.duration_ms,
         "attempts": outcome.attempts,
-        "metadata": _clean(to_json_value(dict(outcome.metadata)), max_value_bytes),
-        "result": result_data(outcome.result, max_value_bytes),
+        "metadata": _clean(metadata, max_value_bytes),
+        "result": result_data(outcome.result, max_value_bytes, hidden),
     }
 
 
+def hidden_of(outcome: ToolOutcome) -> frozenset[str]:
+    """What the outcome's call hides in its arguments (and in the model's own, when a
+    person edited them): its output and metadata are the tool's words about them, and may
+    quote it (`toolrail.core.hidden`). The executor took it out of the error already."""
+    hidden = hidden_texts(outcome.call.arguments)
+    asked = outcome.metadata.get("asked_arguments")
+    return hidden if asked is None else hidden | hidden_texts(asked)
+
+
 def result_data(
-    result: Result[object, ToolError], max_value_bytes: int = MAX_VALUE_BYTES
+    result: Result[object, ToolError],
+    max_value_bytes: int = MAX_VALUE_BYTES,
+    hidden: frozenset[str] = NOTHING,
 ) -> dict[str, Any]:
-    """`{"status": "success", "value": ...}` or `{"status": "failure", "error": {...}}`."""
+    """`{"status": "success", "value": ...}` or `{"status": "failure", "error": {...}}`;
+    the value without the `hidden` texts (`hidden_of`)."""
     match result:
         case Success(value):
-            return {"status": "success", "value": _clean(to_json_value(value), max_value_bytes)}
+            value = without_in(to_json_value(value), hidden)
+            return {"status": "success", "value": _clean(value, max_value_bytes)}
         case Failure(ToolError() as error):
             return {"status": "failure", "error": error_data(error, max_value_bytes)}
         case Failure(other):  # not a ToolError: held to the same shape

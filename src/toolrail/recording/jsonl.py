@@ -29,8 +29,9 @@ from toolrail._batches import BackgroundBatches
 from toolrail._diagnostics import get_logger
 from toolrail._jsonish import to_json_value
 from toolrail.core.errors import ToolError
+from toolrail.core.hidden import NOTHING, without_in
 from toolrail.core.redact import TOO_DEEP, cut
-from toolrail.recording.eventjson import arguments_data, shown_tool
+from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
 from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
 log = get_logger("toolrail.recording.jsonl")
@@ -149,15 +150,20 @@ class JsonlCallLog:
         outcome = event.outcome
         record = _common(event)
         record["args"] = self._clean(arguments_data(outcome.call.arguments), self.max_args_bytes)
+        # the tool's words about its call (its output, what it attached) may quote what
+        # the call's arguments hide; the executor took it out of the error already
+        hidden = hidden_of(outcome) if self.redact_secrets else NOTHING
         metadata = {k: v for k, v in outcome.metadata.items() if k != "source"}
         if metadata:  # what the tool attached (ctx.attach), and a person's edits
-            record["metadata"] = self._clean(to_json_value(metadata), self.max_output_bytes)
+            metadata_data = without_in(to_json_value(metadata), hidden)
+            record["metadata"] = self._clean(metadata_data, self.max_output_bytes)
         if isinstance(event, ToolFailed):
             record["error"] = self._error(event.error)
         else:
             output = outcome.result.value_or(None)
             record["output_type"] = type(output).__name__
-            record["output"] = self._clean(to_json_value(output), self.max_output_bytes)
+            output_data = without_in(to_json_value(output), hidden)
+            record["output"] = self._clean(output_data, self.max_output_bytes)
         return record
 
     def _minimal(self, event: ToolCompleted | ToolFailed, error: Exception) -> dict[str, Any]:

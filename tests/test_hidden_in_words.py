@@ -1,0 +1,130 @@
+"""A call's arguments hide its secrets (a `password` field, the item after `--password`);
+every other word about the same call may quote them again: the tool's exception, a
+`Failure` it returns, its progress messages, its one-line description, its output and
+metadata as the log, the event JSON and the spans record them. None of those shows a text
+the arguments hide, whatever the tool wrote. The model still gets the tool's output
+whole: it is the tool's answer, and the model sent the value."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from returns.result import Failure, Result
+
+from tests.observe.conftest import recording_provider
+from toolrail import (
+    ExecutionContext,
+    Executor,
+    JsonlCallLog,
+    ToolCall,
+    ToolError,
+    ToolStreamHandler,
+    tool,
+)
+from toolrail.core.errors import ExecutionFailed
+from toolrail.core.hidden import hidden_texts, without, without_in
+from toolrail.core.redact import REDACTED
+from toolrail.observe.otel import OtelSink
+from toolrail.recording.eventjson import event_data
+from toolrail.recording.events import ToolEvent
+from toolrail.registry import ToolRegistry
+
+pytestmark = pytest.mark.anyio
+
+SECRET = "Zq9-hunter-Passw0rd"
+CONTEXT_SECRET = "Xy7-context-S3cret"
+ARGUMENTS = {"user": "bob", "password": SECRET, "argv": ["mysql", "--password", CONTEXT_SECRET]}
+
+
+def _says(user: str, password: str, argv: list[str]) -> str:
+    return f"for {user} with {password!r} via {argv} ({json.dumps(password)})"
+
+
+@tool(describe=lambda a: f"login as {a.user}:{a.password} {' '.join(a.argv)}")
+async def login(user: str, password: str, argv: list[str], ctx: ExecutionContext) -> str:
+    """Log in."""
+    ctx.report_progress(0.5, message=f"trying {password} and {argv[-1]}")
+    ctx.attach(tried=_says(user, password, argv))
+    return "logged in " + _says(user, password, argv)
+
+
+@tool
+async def refuse(user: str, password: str, argv: list[str]) -> str:
+    """Raise, quoting the arguments."""
+    raise RuntimeError("login refused " + _says(user, password, argv))
+
+
+@tool
+async def fail(user: str, password: str, argv: list[str]) -> Result[str, ToolError]:
+    """Return a failure that quotes the arguments."""
+    return Failure(ExecutionFailed(message="server said no " + _says(user, password, argv)))
+
+
+class Seen:
+    def __init__(self) -> None:
+        self.events: list[ToolEvent] = []
+        self.lines: list[str] = []
+
+    def __call__(self, event: ToolEvent) -> None:
+        self.events.append(event)
+
+
+def _leaks(text: str) -> list[str]:
+    return [s for s in (SECRET, CONTEXT_SECRET, SECRET.lower()) if s in text]
+
+
+@pytest.mark.parametrize("name", ["login", "refuse", "fail"])
+async def test_no_word_about_a_call_repeats_what_its_arguments_hide(
+    name: str, tmp_path: Path
+) -> None:
+    seen = Seen()
+    log = JsonlCallLog(tmp_path)
+    exporter = InMemorySpanExporter()
+    spans = OtelSink(recording_provider(exporter), record_content=True)
+    stream = ToolStreamHandler(on_update=lambda update: seen.lines.append(update.text))
+    executor = Executor(ToolRegistry([login, refuse, fail]), sinks=[seen, log, spans, stream])
+    outcome = await executor.run(ToolCall(name=name, arguments=ARGUMENTS), ExecutionContext())
+    log.close()
+    assert spans.flush()
+    recorded = {
+        "the log": "\n".join(p.read_text() for p in tmp_path.glob("*.jsonl")),
+        "the events": json.dumps([event_data(e) for e in seen.events]),
+        "the spans": json.dumps([dict(s.attributes or {}) for s in exporter.get_finished_spans()])
+        + "".join(str(s.status.description) for s in exporter.get_finished_spans()),
+        "the stream": "\n".join(seen.lines),
+    }
+    if name != "login":
+        recorded["the model's error"] = str(outcome.result.failure())
+    for where, text in recorded.items():
+        assert not _leaks(text), f"{where}: {text}"
+    assert "bob" in recorded["the log"]  # what is not hidden stays
+    if name == "login":  # the model gets the tool's answer whole
+        assert SECRET in str(outcome.result.unwrap())
+        assert "trying [REDACTED]" in recorded["the stream"]
+    else:
+        assert "for bob with '[REDACTED]'" in str(outcome.result.failure())
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789!-_", min_size=8, max_size=30))
+def test_any_hidden_text_is_out_of_any_spelling(secret: str) -> None:
+    texts = hidden_texts(json.dumps({"argv": ["gh", "--token", secret], "n": 1}))
+    assert secret in texts
+    for spelled in (secret, repr(secret), json.dumps(secret), ascii(secret), secret.upper()):
+        assert secret.lower() not in without(f"x {spelled} y", texts).lower()
+    data: Any = without_in({"k": [f"a{secret}", {secret: 1}]}, texts)
+    assert secret not in json.dumps(data)
+
+
+def test_nothing_hidden_costs_nothing_and_changes_nothing() -> None:
+    assert hidden_texts({"path": "/tmp/x", "n": 3}) == frozenset()
+    value = {"a": ["b"]}
+    assert without_in(value, frozenset()) is value
+    assert without("the password is", frozenset({"pw"})) == "the password is"
+    assert without("pw", frozenset({"pw"})) == REDACTED
