@@ -1,4 +1,5 @@
-"""However a secret name and its value are set apart, the value is hidden: Ruby's `=>`, any
+"""However a secret name and its value are set apart, the value is hidden: Ruby's `=>`, an
+arrow (`->`, `→`), any
 Unicode space (a non-breaking one, an ideographic one), full-width `：` and `＝`, columns
 aligned far apart, and YAML's block values (`password: |` and the indented lines after it,
 or a value on the next line); and a URL's `?key=` parameter, an API key by convention."""
@@ -18,6 +19,9 @@ SETTINGS = st.sampled_from(
         '{{"{name}" => "{value}"}}',  # Ruby hash
         ":{name} => '{value}'",
         "{name} => {value}",
+        "{name} -> {value}",  # an arrow
+        "{name}->{value}",
+        "{name} → {value}",
         "{name}\u00a0=\u00a0{value}",  # non-breaking spaces
         "{name}:\u00a0{value}",
         "{name}\u3000：\u3000{value}",  # ideographic space, full-width colon
@@ -51,6 +55,19 @@ def test_what_follows_a_yaml_block_stays() -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "password -> hunter22x",
+        "passwd → hunter22x",
+        "login bob password -> hunter22x",
+        "machine h login u password => hunter22x",
+    ],
+)
+def test_an_arrow_is_not_taken_for_the_value(text: str) -> None:
+    assert "hunter22x" not in redact_text(text)
+
+
+@pytest.mark.parametrize(
     "url",
     [
         "https://maps.example.com/api?key=hunter22x",
@@ -71,6 +88,7 @@ def test_a_urls_key_parameter_is_hidden(url: str) -> None:
         "keyboard layout\u00a0: us",  # not a secret name
         "key=value pairs, monkey=banana",  # `key` outside a URL's query
         "a => b, max_tokens => 500",
+        "tokens -> words -> stems",
         "password:\nuser: bob",  # an empty value, then the next entry
         "settings:\n  keyboard: us\n  tokens_used: 12",
         "the password is wrong\u00a0— try again",
@@ -82,6 +100,7 @@ def test_ordinary_text_stays(text: str) -> None:
 
 HOSTILE = {
     "arrows": "password =>" * 40_000,
+    "thin arrows": "password ->" * 40_000,
     "unicode spaces": "password" + "\u00a0" * 300_000 + "=",
     "full-width": "password：" * 40_000,
     "block openers": "password: |\n" * 30_000,

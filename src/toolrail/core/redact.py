@@ -29,7 +29,7 @@ and every `ArgumentIssue` redact their text when they are made):
   user may be empty, `redis://:pass@host`) and a long token as the user
   (`https://TOKEN@host`); a Slack webhook URL's path; `mysql -pX`, `sshpass -p X`,
   `curl -u user:X`, `.netrc`'s `password X`, a URL's `?key=X`; and `name = value` /
-  `name: value` / `"name": "value"` (also inside JSON text; and `=>`, `：`, `＝`, any
+  `name: value` / `"name": "value"` (also inside JSON text; and `=>`, `->`, `→`, `：`, `＝`, any
   Unicode space, a YAML value on the lines below `name:`) wherever `is_secret_key(name)`
   holds, so text and mapping keys share one notion of a secret name (`secretKey=`,
   `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text.
@@ -210,18 +210,18 @@ _CURL_USER = re.compile(  # `curl -u user:pw`: the user stays
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
     r"((?:\blogin" + _SP + r"{1,8}[^\s]{1,256}" + _SP + r"{1,8}|^" + _SP + r"{0,64})"
     r"(?:password|passwd)" + _SP + r"{1,8})"
-    r"[^\s=:：＝][^\s]{0,511}",
+    r"(?![-=]>)[^\s=:：＝→][^\s]{0,511}",  # a separator is not a value: `password -> X`
     re.MULTILINE,
 )
 # `name = value` in text, where the name is a whole run of name characters (never a piece
 # of one) that `is_secret_key` calls secret: the same notion of a secret name, in any
 # spelling, for text as for mapping keys. The name is matched alone, so a value is only
 # consumed when it is replaced (`url=https://x?token=...` still finds `token=`).
-# The separator is `=`, `:`, `:=`, Ruby's `=>`, or a full-width `：`/`＝`, with any spaces
-# around it (columns aligned far apart too).
+# The separator is `=`, `:`, `:=`, Ruby's `=>`, an arrow (`->`, `→`), or a full-width `：`
+# or `＝`, with any spaces around it (columns aligned far apart too).
 _NAME_ASSIGNED = re.compile(
     r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})"
-    r"(\\?[\"']?" + _SP + r"{0,32}+(?:=>|[:=：＝]=?)" + _SP + r"{0,32}+)"
+    r"(\\?[\"']?" + _SP + r"{0,32}+(?:[=-]>|→|[:=：＝]=?)" + _SP + r"{0,32}+)"
 )
 # The value after a secret name. A string is read with its escapes, so an escaped quote
 # does not end it: `"..."`, `'...'`, and `\"...\"` inside JSON text held in a JSON string
@@ -369,7 +369,7 @@ def _redact_passes(text: str) -> str:
         text = _CURL_USER.sub(rf"\1{REDACTED}", text)
     if "password" in text or "passwd" in text:
         text = _NETRC.sub(rf"\1{REDACTED}", text)
-    if "=" in text or ":" in text or "：" in text or "＝" in text:
+    if "=" in text or ":" in text or "：" in text or "＝" in text or ">" in text or "→" in text:
         if text is not lowered_from:
             lowered_from, lowered = text, text.lower()
         if _SECRET_NAME.search(_reduced(lowered)):
