@@ -128,3 +128,20 @@ def test_nothing_hidden_costs_nothing_and_changes_nothing() -> None:
     assert without_in(value, frozenset()) is value
     assert without("the password is", frozenset({"pw"})) == "the password is"
     assert without("pw", frozenset({"pw"})) == REDACTED
+
+
+class Unequal:
+    """A value whose own `__eq__` raises (no JSON reads so; a Python caller may pass it)."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no comparing")
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize("name", ["refuse", "no_such_tool"])
+async def test_arguments_that_raise_when_looked_at_still_end_in_an_outcome(name: str) -> None:
+    executor = Executor(ToolRegistry([refuse]))
+    arguments = {"user": "bob", "password": Unequal(), "argv": []}
+    outcome = await executor.run(ToolCall(name=name, arguments=arguments), ExecutionContext())
+    assert isinstance(outcome.result, Failure)

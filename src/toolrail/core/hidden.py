@@ -46,11 +46,15 @@ def hidden_texts(arguments: object) -> frozenset[str]:
 
 def hidden_in(data: object) -> frozenset[str]:
     """`hidden_texts` of data read already. Nothing, at the cost of one look, when nothing
-    is hidden."""
-    if redacts_nothing(data):
+    is hidden; nothing, too, for data whose own code raises when it is looked at (an
+    `__eq__` that raises: no JSON reads so), as the policy itself shows it."""
+    try:
+        if redacts_nothing(data):
+            return NOTHING
+        texts: set[str] = set()
+        hidden_by(data, redact(data), texts)
+    except Exception:
         return NOTHING
-    texts: set[str] = set()
-    hidden_by(data, redact(data), texts)
     return frozenset(texts)
 
 
