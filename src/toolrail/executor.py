@@ -658,7 +658,7 @@ class _Progress:
             self.loop.call_soon_threadsafe(self._tell, progress, total, message)
 
     def _tell(self, progress: float, total: float | None, message: str | None) -> None:
-        if message:  # the tool's words: without what its arguments hide
+        if type(message) is str and message:  # the tool's words: without what its arguments hide
             message = without(message, hidden_texts(self.arguments))
         ctx = self.context() if self.context is not None else None
         if ctx is not None and self.sinks.sinks:
