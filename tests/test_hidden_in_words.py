@@ -145,3 +145,20 @@ async def test_arguments_that_raise_when_looked_at_still_end_in_an_outcome(name:
     arguments = {"user": "bob", "password": Unequal(), "argv": []}
     outcome = await executor.run(ToolCall(name=name, arguments=arguments), ExecutionContext())
     assert isinstance(outcome.result, Failure)
+
+
+@tool
+async def counts(password: str, ctx: ExecutionContext) -> int:
+    """Reports a number where a message goes."""
+    ctx.report_progress(1, message=12345678)  # type: ignore[arg-type]
+    return 1
+
+
+async def test_a_progress_message_that_is_no_text_is_left_to_the_sinks() -> None:
+    lines: list[str] = []
+    stream = ToolStreamHandler(on_update=lambda update: lines.append(update.text))
+    executor = Executor(ToolRegistry([counts]), sinks=[stream])
+    call = ToolCall(name="counts", arguments={"password": SECRET})
+    outcome = await executor.run(call, ExecutionContext())
+    assert outcome.result.unwrap() == 1
+    assert any("12345678" in line for line in lines)
