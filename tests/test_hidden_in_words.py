@@ -28,7 +28,7 @@ from toolrail import (
     tool,
 )
 from toolrail.core.errors import ExecutionFailed
-from toolrail.core.hidden import hidden_texts, without, without_in
+from toolrail.core.hidden import NOTHING, Hidden, hidden_texts
 from toolrail.core.redact import REDACTED
 from toolrail.observe.otel import OtelSink
 from toolrail.recording.eventjson import event_data
@@ -114,20 +114,20 @@ async def test_no_word_about_a_call_repeats_what_its_arguments_hide(
 @settings(max_examples=50, deadline=None)
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789!-_", min_size=8, max_size=30))
 def test_any_hidden_text_is_out_of_any_spelling(secret: str) -> None:
-    texts = hidden_texts(json.dumps({"argv": ["gh", "--token", secret], "n": 1}))
-    assert secret in texts
+    hidden = hidden_texts(json.dumps({"argv": ["gh", "--token", secret], "n": 1}))
+    assert secret in hidden.texts
     for spelled in (secret, repr(secret), json.dumps(secret), ascii(secret), secret.upper()):
-        assert secret.lower() not in without(f"x {spelled} y", texts).lower()
-    data: Any = without_in({"k": [f"a{secret}", {secret: 1}]}, texts)
+        assert secret.lower() not in hidden.without(f"x {spelled} y").lower()
+    data: Any = hidden.without_in({"k": [f"a{secret}", {secret: 1}]})
     assert secret not in json.dumps(data)
 
 
 def test_nothing_hidden_costs_nothing_and_changes_nothing() -> None:
-    assert hidden_texts({"path": "/tmp/x", "n": 3}) == frozenset()
+    assert not hidden_texts({"path": "/tmp/x", "n": 3})
     value = {"a": ["b"]}
-    assert without_in(value, frozenset()) is value
-    assert without("the password is", frozenset({"pw"})) == "the password is"
-    assert without("pw", frozenset({"pw"})) == REDACTED
+    assert NOTHING.without_in(value) is value
+    assert Hidden({"pw-secret"}).without("the password is") == "the password is"
+    assert Hidden({"pw-secret"}).without("pw-secret") == REDACTED
 
 
 class Unequal:
@@ -162,3 +162,91 @@ async def test_a_progress_message_that_is_no_text_is_left_to_the_sinks() -> None
     outcome = await executor.run(call, ExecutionContext())
     assert outcome.result.unwrap() == 1
     assert any("12345678" in line for line in lines)
+
+
+# -- found by an outside review of the first version --
+
+TOKEN = "opaqueTok3n9f8a7b6c5d4e3"
+PIN = "48213377"
+
+
+@tool
+async def quotes(
+    headers: dict[str, str] | None = None,
+    url: str = "",
+    body: str = "",
+    deep: list[Any] | None = None,
+    password: str = "",
+) -> str:
+    """Raise, quoting a piece of what it was given."""
+    from urllib.parse import urlsplit
+
+    if headers:
+        raise RuntimeError(f"token {headers['Authorization'].split()[-1]} expired")
+    if url:
+        raise RuntimeError(f"password {urlsplit(url).password} rejected")
+    if body:
+        raise RuntimeError(f"server rejected pin {json.loads(body)['pin']}")
+    if deep is not None:
+        node: Any = deep
+        while isinstance(node, list):
+            node = node[0]
+        raise RuntimeError(f"found {node['password']}")
+    raise RuntimeError(f"login refused: user not found ({len(password)}). Check the user name.")
+
+
+def _deep(depth: int) -> list[Any]:
+    node: Any = {"password": "DeepSecret-4242"}
+    for _ in range(depth):
+        node = [node]
+    return node  # type: ignore[no-any-return]
+
+
+REVIEWED: dict[str, tuple[dict[str, Any], str]] = {
+    "a bearer token quoted alone": ({"headers": {"Authorization": f"Bearer {TOKEN}"}}, TOKEN),
+    "a URL's password quoted alone": (
+        {"url": "https://bob:S3cretPassw0rd-xyz@db.example.com/x"},
+        "S3cretPassw0rd-xyz",
+    ),
+    "a value in JSON text held in a string": ({"body": json.dumps({"pin": int(PIN)})}, PIN),
+    "a secret deeper than the policy looks": ({"deep": _deep(70)}, "DeepSecret-4242"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REVIEWED))
+async def test_a_piece_of_a_hidden_value_is_not_quoted_either(case: str) -> None:
+    arguments, secret = REVIEWED[case]
+    outcome = await Executor(ToolRegistry([quotes])).run(
+        ToolCall(name="quotes", arguments=arguments), ExecutionContext()
+    )
+    assert secret not in str(outcome.result.failure())
+
+
+@pytest.mark.parametrize("password", [" ", ".", "/", "a", "1"])
+async def test_a_short_hidden_value_leaves_the_words_alone(password: str) -> None:
+    outcome = await Executor(ToolRegistry([quotes])).run(
+        ToolCall(name="quotes", arguments={"password": password}), ExecutionContext()
+    )
+    assert "login refused: user not found (1). Check the user name." in str(
+        outcome.result.failure()
+    )
+
+
+def test_a_long_secret_shortened_or_cut_is_not_shown_in_part() -> None:
+    key = "kQz7rT2vX9mB4nL6pW8sD1fG3hJ5kL7zX9cV2bN4mQ6wE8rT0yU2iO4pA6sD8fG1hJ3k"
+    hidden = hidden_texts({"api_key": key})
+    pydantic_way = f"input_value='{key[:24]}...{key[-24:]}', input_type=str"
+    assert key[:24] not in hidden.without(pydantic_way)
+    assert key[-24:] not in hidden.without(pydantic_way)
+    cut = "x" * 50 + f" used {key[:30]}… (8026 characters, cut)"
+    assert key[:12] not in hidden.without(cut)
+
+
+def test_past_what_can_be_known_every_word_is_withheld() -> None:
+    many = hidden_texts({f"token_{i}": f"1000{i:04d}" for i in range(300)})
+    assert many.withhold
+    assert many.without_in({"rejected": 10000299, "status": "ok"}) == {
+        "rejected": REDACTED,
+        "status": many.without("ok"),
+    }
+    assert hidden_texts({"user": "bob", "password": Unequal()}).withhold

@@ -61,7 +61,7 @@ from toolrail.core.errors import (
     ToolError,
     UnknownTool,
 )
-from toolrail.core.hidden import NOTHING, hidden_texts, without
+from toolrail.core.hidden import NOTHING, Hidden, hidden_texts
 from toolrail.core.threads import run_sync
 from toolrail.core.tool import AnyTool
 from toolrail.policy.approvals import Approve, Deny
@@ -342,6 +342,7 @@ class Executor:
         tool: AnyTool | None = None
         attempts = 1
         attached: Mapping[str, object] = {}
+        progress: _Progress | None = None
         if self.sinks.sinks or ctx.on_progress is not None:
             progress = _Progress(self.sinks, call, self._progress_after(ctx))
             ctx = ctx.for_call(call.id, progress)
@@ -371,6 +372,8 @@ class Executor:
                     if asked is not None and admission.asked is not asked:
                         admission = admission._replace(asked=asked)  # a person's edit
                     tool, call, args, asked = admission
+                    if asked is not None and progress is not None:
+                        progress.edited(call.arguments)
                     if self.sinks.sinks:
                         self.sinks.emit(_started(admission, ctx, running_at))
                     # breaker ▸ retry ▸ health around the deadline: `Resilience.run`, inline
@@ -559,11 +562,11 @@ def _quiet(
     """A failure without the text its call's arguments hide (`toolrail.core.hidden`): a
     tool's exception, a server's answer may quote them, and the error goes to the model,
     every sink and every log. Failures only: an output is the tool's answer, whole."""
-    texts = hidden_texts(arguments) | (hidden_texts(asked) if asked is not None else NOTHING)
-    if not texts:
+    hidden = hidden_texts(arguments) | (hidden_texts(asked) if asked is not None else NOTHING)
+    if not hidden:
         return failed
     error: ToolError = failed.failure()
-    quiet = error.without(texts)
+    quiet = error.without(hidden)
     return failed if quiet is error else Failure(quiet)
 
 
@@ -628,7 +631,7 @@ def _describe(tool: AnyTool, args: object, arguments: RawArguments) -> str | Non
     if tool.describe is None:
         return None
     try:
-        return without(tool.describe(args), hidden_texts(arguments))
+        return hidden_texts(arguments).without(tool.describe(args))
     except KeyboardInterrupt:
         raise
     except BaseException:  # the tool's own code: its failure of any kind is not ours to raise
@@ -642,14 +645,38 @@ class _Progress:
     (a sync tool reports from a worker thread). The caller's callback failing is reported
     through the diagnostics; it never fails the tool's call."""
 
-    __slots__ = ("arguments", "call_id", "context", "loop", "loop_thread", "sinks", "then", "tool")
+    __slots__ = (
+        "_hidden",
+        "arguments",
+        "call_id",
+        "context",
+        "loop",
+        "loop_thread",
+        "sinks",
+        "then",
+        "tool",
+    )
 
     def __init__(self, sinks: Fanout, call: ToolCall, then: ProgressCallback | None) -> None:
         self.sinks, self.call_id, self.tool, self.then = sinks, call.id, call.name, then
-        self.arguments = call.arguments  # what its messages must not quote
+        self.arguments: tuple[RawArguments, ...] = (call.arguments,)  # its messages hide
+        self._hidden: Hidden | None = None
         self.context: weakref.ref[ExecutionContext[Any]] | None = None  # set once made
         self.loop = asyncio.get_running_loop()
         self.loop_thread = threading.get_ident()
+
+    def edited(self, arguments: RawArguments) -> None:
+        """A person edited the call's arguments: its messages hide theirs too."""
+        self.arguments, self._hidden = (*self.arguments, arguments), None
+
+    @property
+    def hidden(self) -> Hidden:
+        """What the call's arguments hide, worked out once, at its first message."""
+        if self._hidden is None:
+            self._hidden = NOTHING
+            for arguments in self.arguments:
+                self._hidden |= hidden_texts(arguments)
+        return self._hidden
 
     def __call__(self, progress: float, total: float | None, message: str | None) -> None:
         if threading.get_ident() == self.loop_thread:
@@ -659,7 +686,7 @@ class _Progress:
 
     def _tell(self, progress: float, total: float | None, message: str | None) -> None:
         if type(message) is str and message:  # the tool's words: without what its arguments hide
-            message = without(message, hidden_texts(self.arguments))
+            message = self.hidden.without(message)
         ctx = self.context() if self.context is not None else None
         if ctx is not None and self.sinks.sinks:
             self.sinks.emit(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from toolrail.core.hidden import NOTHING, all_texts, hidden_by, hidden_in, without
+from toolrail.core.hidden import NOTHING, Hidden, all_texts, hidden_by, hidden_in
 from toolrail.core.redact import MAX_DEPTH, REDACTED, TOO_DEEP, redact, redact_name
 
 
@@ -24,9 +24,9 @@ class Quoting:
 
     def __init__(self, arguments: object) -> None:
         self.arguments = arguments
-        self._hidden: frozenset[str] | None = None
+        self._hidden: Hidden | None = None
 
-    def hidden(self) -> frozenset[str]:
+    def hidden(self) -> Hidden:
         """The text of everything the arguments' redacted copy hides, anywhere in them:
         what a validator's own words must not quote, whichever field it quotes. Made once,
         when first asked (it costs the size of the arguments)."""
@@ -128,15 +128,13 @@ def without_secrets(
     shown: object,
     *,
     secret: bool = False,
-    elsewhere: frozenset[str] = NOTHING,
+    elsewhere: Hidden = NOTHING,
 ) -> str:
     """`message` (a validator's own words, which may quote what it refused) without the text
     of any secret in `value`: all of it for a secret field's value (`secret`), else what its
     redacted copy `shown` hides; and without the `elsewhere` texts (`Quoting.hidden`, for
-    words that may quote other fields). Past what can be found, the words are withheld."""
-    texts: set[str] = set(elsewhere)
-    if secret:
-        all_texts(value, texts)
-    else:
-        hidden_by(value, shown, texts)
-    return without(message, texts)
+    words that may quote other fields). Where that cannot be known whole, the words are
+    withheld."""
+    texts: set[str] = set()
+    whole = all_texts(value, texts) if secret else hidden_by(value, shown, texts)
+    return ((Hidden(texts) if whole else Hidden.ALL) | elsewhere).without(message)

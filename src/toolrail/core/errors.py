@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Self
 
 from toolrail.core._slots import constructor
-from toolrail.core.hidden import without
+from toolrail.core.hidden import Hidden
 from toolrail.core.redact import redact_name, shorten
 
 MAX_MESSAGE_CHARS = 8000
@@ -60,10 +60,11 @@ class ToolError:
     def __str__(self) -> str:
         return f"{self.kind}: {self.message}"
 
-    def without(self, texts: frozenset[str]) -> Self:
-        """This error with none of `texts` in its words (`toolrail.core.hidden`): what its
-        call's arguments hide, which a tool's exception or a server's answer may quote."""
-        message = without(self.message, texts)
+    def without(self, hidden: Hidden) -> Self:
+        """This error with none of the `hidden` texts in its words (`toolrail.core.hidden`):
+        what its call's arguments hide, which a tool's exception or a server's answer may
+        quote."""
+        message = hidden.without(self.message)
         if message == self.message:
             return self
         quiet = copy.copy(self)  # its words change, not its bounds: no second redaction
@@ -177,10 +178,10 @@ class InvalidArguments(ToolError):
             message=shorten(message, MAX_MESSAGE_CHARS, redacted=True), tool=tool, issues=listed
         )
 
-    def without(self, texts: frozenset[str]) -> Self:
-        quiet = ToolError.without(self, texts)
+    def without(self, hidden: Hidden) -> Self:
+        quiet = ToolError.without(self, hidden)
         issues = tuple(
-            ArgumentIssue(path=issue.path, message=without(issue.message, texts))
+            ArgumentIssue(path=issue.path, message=hidden.without(issue.message))
             for issue in self.issues
         )
         if issues != self.issues:

@@ -23,7 +23,7 @@ from returns.result import Failure, Result, Success
 from toolrail.core._refused import Quoting, without_secrets
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import MAX_LISTED_ISSUES, ArgumentIssue, InvalidArguments
-from toolrail.core.hidden import read_arguments
+from toolrail.core.hidden import NOTHING, read_arguments
 from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_name, redact_text
 
 In = TypeVar("In")
@@ -246,7 +246,7 @@ def _pydantic_wording(
                 refused,
                 shown,
                 secret=secret,
-                elsewhere=quoting.hidden() if isinstance(value, BaseException) else frozenset(),
+                elsewhere=quoting.hidden() if isinstance(value, BaseException) else NOTHING,
             )
             if isinstance(value, str | BaseException)
             else value

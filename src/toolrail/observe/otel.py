@@ -72,7 +72,6 @@ from toolrail._diagnostics import get_logger
 from toolrail._jsonish import to_json_value
 from toolrail.core.call import ToolOutcome
 from toolrail.core.context import ExecutionContext
-from toolrail.core.hidden import without_in
 from toolrail.core.redact import cut, redact, redact_text
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
 from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
@@ -570,7 +569,7 @@ def _progress_marks(progress: object, total: object) -> dict[str, AttributeValue
 def _output(outcome: ToolOutcome) -> object:
     """A successful call's output as JSON data, without what its arguments hide (the log's
     own way, `hidden_of`)."""
-    return without_in(to_json_value(outcome.result.unwrap()), hidden_of(outcome))
+    return hidden_of(outcome).without_in(to_json_value(outcome.result.unwrap()))
 
 
 def _add_content(

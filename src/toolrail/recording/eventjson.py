@@ -23,7 +23,7 @@ from returns.result import Failure, Result, Success
 from toolrail._jsonish import to_json_value
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.errors import ToolError, UnknownTool
-from toolrail.core.hidden import NOTHING, hidden_texts, without_in
+from toolrail.core.hidden import NOTHING, Hidden, hidden_texts
 from toolrail.core.redact import cut, redact_text, shown_name
 from toolrail.recording.events import (
     NO_TOOL,
@@ -122,7 +122,7 @@ def outcome_data(outcome: ToolOutcome, max_value_bytes: int = MAX_VALUE_BYTES) -
     """An outcome's result, timing and metadata as redacted JSON data, without what its
     call's arguments hide (`hidden_of`)."""
     hidden = hidden_of(outcome)
-    metadata = without_in(to_json_value(dict(outcome.metadata)), hidden)
+    metadata = hidden.without_in(to_json_value(dict(outcome.metadata)))
     return {
         "started_at": outcome.started_at.isoformat(),
         "duration_ms": outcome.duration_ms,
@@ -132,7 +132,7 @@ def outcome_data(outcome: ToolOutcome, max_value_bytes: int = MAX_VALUE_BYTES) -
     }
 
 
-def hidden_of(outcome: ToolOutcome) -> frozenset[str]:
+def hidden_of(outcome: ToolOutcome) -> Hidden:
     """What the outcome's call hides in its arguments (and in the model's own, when a
     person edited them): its output and metadata are the tool's words about them, and may
     quote it (`toolrail.core.hidden`). The executor took it out of the error already."""
@@ -144,13 +144,13 @@ def hidden_of(outcome: ToolOutcome) -> frozenset[str]:
 def result_data(
     result: Result[object, ToolError],
     max_value_bytes: int = MAX_VALUE_BYTES,
-    hidden: frozenset[str] = NOTHING,
+    hidden: Hidden = NOTHING,
 ) -> dict[str, Any]:
     """`{"status": "success", "value": ...}` or `{"status": "failure", "error": {...}}`;
     the value without the `hidden` texts (`hidden_of`)."""
     match result:
         case Success(value):
-            value = without_in(to_json_value(value), hidden)
+            value = hidden.without_in(to_json_value(value))
             return {"status": "success", "value": _clean(value, max_value_bytes)}
         case Failure(ToolError() as error):
             return {"status": "failure", "error": error_data(error, max_value_bytes)}

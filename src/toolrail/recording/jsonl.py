@@ -29,7 +29,7 @@ from toolrail._batches import BackgroundBatches
 from toolrail._diagnostics import get_logger
 from toolrail._jsonish import to_json_value
 from toolrail.core.errors import ToolError
-from toolrail.core.hidden import NOTHING, without_in
+from toolrail.core.hidden import NOTHING
 from toolrail.core.redact import TOO_DEEP, cut
 from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
 from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
@@ -155,14 +155,14 @@ class JsonlCallLog:
         hidden = hidden_of(outcome) if self.redact_secrets else NOTHING
         metadata = {k: v for k, v in outcome.metadata.items() if k != "source"}
         if metadata:  # what the tool attached (ctx.attach), and a person's edits
-            metadata_data = without_in(to_json_value(metadata), hidden)
+            metadata_data = hidden.without_in(to_json_value(metadata))
             record["metadata"] = self._clean(metadata_data, self.max_output_bytes)
         if isinstance(event, ToolFailed):
             record["error"] = self._error(event.error)
         else:
             output = outcome.result.value_or(None)
             record["output_type"] = type(output).__name__
-            output_data = without_in(to_json_value(output), hidden)
+            output_data = hidden.without_in(to_json_value(output))
             record["output"] = self._clean(output_data, self.max_output_bytes)
         return record
 

@@ -24,7 +24,6 @@ from toolrail.core._slots import constructor
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ToolError
-from toolrail.core.hidden import without
 from toolrail.core.redact import redact_text
 from toolrail.recording.eventjson import hidden_of, shown_tool
 from toolrail.recording.events import (
@@ -264,10 +263,10 @@ class ToolStreamHandler:
             value = result.unwrap()
             if isinstance(value, Complete):
                 text, terminator = f"✅ Completed: {_first_line(value.summary)}", "complete"
-                text = redact_text(without(text, hidden_of(outcome)))
+                text = redact_text(hidden_of(outcome).without(text))
             elif isinstance(value, EndConversation):
                 text = f"🏁 Conversation ended: {_first_line(value.reason)}"
-                text = redact_text(without(text, hidden_of(outcome)))
+                text = redact_text(hidden_of(outcome).without(text))
                 terminator = "end_conversation"
             else:  # only the redacted start line and our own figures: nothing new to redact
                 text = f"✔ {begun.text} ({seconds})"
