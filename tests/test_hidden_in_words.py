@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from returns.result import Failure, Result
 
+from tests.hang_guard import finished
 from tests.observe.conftest import recording_provider
 from toolrail import (
     ExecutionContext,
@@ -192,7 +193,7 @@ async def quotes(
         while isinstance(node, list):
             node = node[0]
         raise RuntimeError(f"found {node['password']}")
-    raise RuntimeError(f"login refused: user not found ({len(password)}). Check the user name.")
+    raise RuntimeError("login refused: user not found (1). Check the user name.")
 
 
 def _deep(depth: int) -> list[Any]:
@@ -222,7 +223,7 @@ async def test_a_piece_of_a_hidden_value_is_not_quoted_either(case: str) -> None
     assert secret not in str(outcome.result.failure())
 
 
-@pytest.mark.parametrize("password", [" ", ".", "/", "a", "1"])
+@pytest.mark.parametrize("password", [" ", ".", "/", "..."])
 async def test_a_short_hidden_value_leaves_the_words_alone(password: str) -> None:
     outcome = await Executor(ToolRegistry([quotes])).run(
         ToolCall(name="quotes", arguments={"password": password}), ExecutionContext()
@@ -250,3 +251,12 @@ def test_past_what_can_be_known_every_word_is_withheld() -> None:
         "status": many.without("ok"),
     }
     assert hidden_texts({"user": "bob", "password": Unequal()}).withhold
+
+
+def test_many_quotes_of_a_secret_are_taken_out_without_a_stall() -> None:
+    hidden = hidden_texts({"password": "pw123456", "pin": "abcd"})
+    text = "pw123456 abcd " * 70_000
+    done = finished(lambda: hidden.without(text))
+    assert done, "taking the hidden texts out did not finish"
+    assert "pw" not in done[0]
+    assert "abcd" not in done[0]

@@ -410,6 +410,8 @@ class Executor:
                                 tool, held, ended, (time.perf_counter() - begun) * 1000
                             )
                         result = ended
+                    if type(result) is Failure and (call.arguments or asked):
+                        result = _quiet(result, call.arguments, asked)  # the tool's words
                     if type(result) is Success:
                         cap = self._cap(tool)
                         if cap is not None and not fits(output := result.unwrap(), cap):
@@ -424,11 +426,15 @@ class Executor:
         except Exception as error:
             log.exception("toolrail bug while running a call", tool=call.name, call_id=call.id)
             described = ExecutionFailed.from_exception(error)
-            result = Failure(
-                InternalError(
-                    message=f"toolrail failed while running {call.name!r}: {described.message}",
-                    details=described.traceback,
-                )
+            result = _quiet(
+                Failure(
+                    InternalError(
+                        message=f"toolrail failed while running {call.name!r}: {described.message}",
+                        details=described.traceback,
+                    )
+                ),
+                call.arguments,
+                asked,
             )
         return self._finish(call, ctx, tool, result, started_at, start, attempts, asked, attached)
 
@@ -520,8 +526,6 @@ class Executor:
         attached: Mapping[str, object] | None = None,
     ) -> ToolOutcome:
         source = tool.source if tool is not None else NO_TOOL
-        if type(result) is Failure and (call.arguments or asked):
-            result = _quiet(result, call.arguments, asked)
         metadata: dict[str, object] = (
             {**attached, "source": source} if attached else {"source": source}
         )
@@ -561,7 +565,9 @@ def _quiet(
 ) -> Result[object, ToolError]:
     """A failure without the text its call's arguments hide (`toolrail.core.hidden`): a
     tool's exception, a server's answer may quote them, and the error goes to the model,
-    every sink and every log. Failures only: an output is the tool's answer, whole."""
+    every sink and every log. Failures only: an output is the tool's answer, whole. The
+    refusals before a tool runs are toolrail's own words (a validator's are made so by
+    `Quoting`): not these."""
     hidden = hidden_texts(arguments) | (hidden_texts(asked) if asked is not None else NOTHING)
     if not hidden:
         return failed

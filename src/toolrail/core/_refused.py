@@ -137,4 +137,5 @@ def without_secrets(
     withheld."""
     texts: set[str] = set()
     whole = all_texts(value, texts) if secret else hidden_by(value, shown, texts)
-    return ((Hidden(texts) if whole else Hidden.ALL) | elsewhere).without(message)
+    found = Hidden(texts, sift=not secret) if whole else Hidden.ALL
+    return (found | elsewhere).without(message)

@@ -15,8 +15,11 @@ by its text: `hidden_texts(arguments)` is a `Hidden`, what the policy hides in t
 - A value hidden whole (`Bearer tok`, a cookie, a DSN) gives its secret-looking words too
   (a tool may quote the token alone); one hidden in part (`user:pw` in a URL, `"pin": 1`
   in JSON text) gives the words its redacted copy lost.
-- Texts shorter than `MIN_CHARS` are not sought: they carry too little to hide and would
-  take ordinary words and numbers out of every message.
+- A value hidden whole is sought whatever its length (a short one only where it stands
+  alone), unless it holds no letter or digit (a password `" "` would take every space out
+  of a message); a piece of one (a word, a run between what its copy kept) only from
+  `MIN_CHARS` characters: shorter, it carries too little to hide and would take ordinary
+  words out of every message.
 - It fails closed: arguments it cannot read whole (nested past the policy's depth, data
   whose own code raises) give `Hidden.ALL`, which withholds every word about the call.
 """
@@ -28,7 +31,7 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping
 from typing import ClassVar
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
 import orjson
 import pydantic_core
@@ -38,7 +41,7 @@ from toolrail.core.redact import MAX_DEPTH, REDACTED, TOO_DEEP, redact, redacts_
 MAX_TEXTS = 256
 """Past this many hidden texts, words that may quote them are withheld whole."""
 MIN_CHARS = 4
-"""A hidden text shorter than this (after outer spaces) is not sought."""
+"""A piece of a hidden value shorter than this is not sought on its own."""
 WITHHELD = "(its wording is withheld: it quotes values that are hidden)"
 _SHORT = 8  # shorter, a hidden text is replaced only where it stands alone
 _ABBREVIATED = 24  # pydantic shows a long input as its first and last 24 characters
@@ -56,8 +59,12 @@ class Hidden:
     ALL: ClassVar[Hidden]
     """Withholds every word: the arguments could not be read whole."""
 
-    def __init__(self, texts: Iterable[str] = (), *, withhold: bool = False) -> None:
-        self.texts = frozenset(t for t in texts if len(t.strip()) >= MIN_CHARS)
+    def __init__(
+        self, texts: Iterable[str] = (), *, withhold: bool = False, sift: bool = True
+    ) -> None:
+        """`sift`: leave out texts with no letter or digit (not for a value known to be a
+        secret field's, which goes whatever it is)."""
+        self.texts = frozenset(t for t in texts if t and (not sift or any(map(str.isalnum, t))))
         self.withhold = withhold or len(self.texts) >= MAX_TEXTS
         self._spellings: tuple[str, ...] | None = None
 
@@ -69,7 +76,8 @@ class Hidden:
             return self
         if not self:
             return other
-        return Hidden(self.texts | other.texts, withhold=self.withhold or other.withhold)
+        withhold = self.withhold or other.withhold
+        return Hidden(self.texts | other.texts, withhold=withhold, sift=False)  # sifted once
 
     def __repr__(self) -> str:
         return "Hidden.ALL" if self.withhold else f"Hidden({len(self.texts)} texts)"
@@ -115,7 +123,7 @@ class Hidden:
             found: set[str] = set()
             for text in self.texts:
                 found.update(_spelled(text))
-            kept = {s.strip() or s for s in found if len(s.strip()) >= MIN_CHARS}
+            kept = {s.strip() or s for s in found if s}
             self._spellings = tuple(sorted((s.lower() for s in kept), key=len, reverse=True))
         return self._spellings
 
@@ -131,6 +139,9 @@ def _spelled(text: str) -> Iterable[str]:
     yield ascii(text)[1:-1]
     yield quote(text, safe="")
     yield quote_plus(text)
+    if "%" in text or "+" in text:  # URL-quoted in the arguments, decoded by the tool
+        yield unquote(text)
+        yield unquote_plus(text)
     if "'" in text:  # else shell-quoted is only quoted: the quotes can stay
         yield shlex.quote(text)
     yield repr(text.encode("utf-8", "replace"))[2:-1]
@@ -142,11 +153,12 @@ def _spelled(text: str) -> Iterable[str]:
 def _replaced(text: str, spellings: tuple[str, ...]) -> str:
     """`text` with each spelling (lower-case, longest first) replaced: anywhere when it is
     long, else only where it stands alone (`mail`, hidden, is not taken out of `email`);
-    and the start of one that a cut (`…`) ends."""
+    and the start of one that a cut (`…`) ends. Linear in the text for each spelling."""
     searched = text.lower()
     if len(searched) != len(text):  # a letter whose lower case is longer (`İ`)
         searched = text
-    taken: list[tuple[int, int]] = []  # spans replaced, longest spelling first
+    covered = bytearray(len(text))  # 1 where a longer spelling was found already
+    taken: list[tuple[int, int]] = []
     for sought in spellings:
         if sought not in searched:
             continue
@@ -157,11 +169,12 @@ def _replaced(text: str, spellings: tuple[str, ...]) -> str:
             at = found + 1
             if alone and (_glued(text, found - 1, sought[0]) or _glued(text, end, sought[-1])):
                 continue
-            if not any(start < end and found < stop for start, stop in taken):
+            if covered.find(1, found, end) < 0:
                 taken.append((found, end))
+                covered[found:end] = b"\x01" * (end - found)
                 at = end
     if "…" in text:
-        taken += _cut_starts(searched, spellings, taken)
+        taken += _cut_starts(searched, spellings, covered)
     if not taken:
         return text
     parts: list[str] = []
@@ -175,7 +188,7 @@ def _replaced(text: str, spellings: tuple[str, ...]) -> str:
 
 
 def _cut_starts(
-    searched: str, spellings: tuple[str, ...], taken: list[tuple[int, int]]
+    searched: str, spellings: tuple[str, ...], covered: bytearray
 ) -> list[tuple[int, int]]:
     """The starts of long spellings (at least `_SHORT` characters of them) that a cut
     ends: `… (8026 characters, cut)` after the first part of a secret."""
@@ -196,8 +209,9 @@ def _cut_starts(
                 piece = window[start:]
                 if sought.startswith(piece):
                     begin = mark - len(piece)
-                    if not any(a < mark and begin < b for a, b in taken + spans):
+                    if covered.find(1, begin, mark) < 0:
                         spans.append((begin, mark))
+                        covered[begin:mark] = b"\x01" * (mark - begin)
                     break
                 start = window.find(head, start + 1)
     return spans
@@ -289,10 +303,10 @@ def hidden_by(value: object, redacted: object, into: set[str], depth: int = 0) -
         # hidden in part (`-p[REDACTED]`, `user:[REDACTED]@`, `"pin": "[REDACTED]"`): the
         # words the copy lost
         kept = set(_WORDS.findall(redacted))
-        into.update(w for w in _WORDS.findall(value) if w not in kept)
+        into.update(w for w in _WORDS.findall(value) if w not in kept and len(w) >= MIN_CHARS)
         for run in redacted.split(REDACTED):  # and the runs between what stayed
             value = value.replace(run, "\0") if len(run) >= MIN_CHARS else value
-        into.update(piece for piece in value.split("\0") if piece)
+        into.update(p for p in value.split("\0") if len(p.strip()) >= MIN_CHARS)
     elif isinstance(redacted, dict) and isinstance(value, Mapping):
         # `redact` keeps every entry, in order, each under its key as it shows it
         for (key, original), (shown, item) in zip(value.items(), redacted.items(), strict=False):
