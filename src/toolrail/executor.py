@@ -61,7 +61,7 @@ from toolrail.core.errors import (
     ToolError,
     UnknownTool,
 )
-from toolrail.core.hidden import NOTHING, Hidden, hidden_texts
+from toolrail.core.hidden import Hidden, hidden_texts
 from toolrail.core.threads import run_sync
 from toolrail.core.tool import AnyTool
 from toolrail.policy.approvals import Approve, Deny
@@ -568,7 +568,7 @@ def _quiet(
     every sink and every log. Failures only: an output is the tool's answer, whole. The
     refusals before a tool runs are toolrail's own words (a validator's are made so by
     `Quoting`): not these."""
-    hidden = hidden_texts(arguments) | (hidden_texts(asked) if asked is not None else NOTHING)
+    hidden = hidden_texts(arguments, asked)
     if not hidden:
         return failed
     error: ToolError = failed.failure()
@@ -679,9 +679,7 @@ class _Progress:
     def hidden(self) -> Hidden:
         """What the call's arguments hide, worked out once, at its first message."""
         if self._hidden is None:
-            self._hidden = NOTHING
-            for arguments in self.arguments:
-                self._hidden |= hidden_texts(arguments)
+            self._hidden = hidden_texts(*self.arguments)
         return self._hidden
 
     def __call__(self, progress: float, total: float | None, message: str | None) -> None:

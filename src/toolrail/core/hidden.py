@@ -112,9 +112,8 @@ class Hidden:
         return value
 
     def _key(self, key: object) -> object:
-        if not isinstance(key, str) or not self.withhold:
-            return self.without(key) if isinstance(key, str) else key
-        return key  # withheld: keys stay apart (they are names; the policy shows them)
+        # withheld, keys stay apart: they are names, and the policy shows them
+        return self.without(key) if isinstance(key, str) and not self.withhold else key
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -237,10 +236,15 @@ def read_arguments(raw: object) -> object:
     return {} if raw is None else raw
 
 
-def hidden_texts(arguments: object) -> Hidden:
+def hidden_texts(*arguments: object) -> Hidden:
     """What a call's redacted arguments hide, anywhere in them (raw JSON text is read
-    first, `read_arguments`)."""
-    return hidden_in(read_arguments(arguments))
+    first, `read_arguments`): in each of `arguments` (the call's as it ran, and the model's
+    own when a person edited them; None is no arguments)."""
+    hidden = NOTHING
+    for raw in arguments:
+        if raw is not None:
+            hidden |= hidden_in(read_arguments(raw))
+    return hidden
 
 
 def hidden_in(data: object) -> Hidden:

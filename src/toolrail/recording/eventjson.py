@@ -136,9 +136,7 @@ def hidden_of(outcome: ToolOutcome) -> Hidden:
     """What the outcome's call hides in its arguments (and in the model's own, when a
     person edited them): its output and metadata are the tool's words about them, and may
     quote it (`toolrail.core.hidden`). The executor took it out of the error already."""
-    hidden = hidden_texts(outcome.call.arguments)
-    asked = outcome.metadata.get("asked_arguments")
-    return hidden if asked is None else hidden | hidden_texts(asked)
+    return hidden_texts(outcome.call.arguments, outcome.metadata.get("asked_arguments"))
 
 
 def result_data(
