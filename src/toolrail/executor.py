@@ -52,6 +52,7 @@ from toolrail._invocation import Invoker, answered, cancelled
 from toolrail._outputs import cap_output, fits
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome, make_outcome
 from toolrail.core.context import ExecutionContext, ProgressCallback
+from toolrail.core.declared import masked
 from toolrail.core.errors import (
     CircuitOpen,
     ExecutionFailed,
@@ -354,6 +355,8 @@ class Executor:
             if tool is None:
                 result = self._refusal(call, ctx)
             else:
+                if progress is not None and tool.parameters.secret_names:
+                    progress.hides(_recorded(tool, call).arguments)
                 admission = self._check(tool, call, ctx)
                 if self.gates is not None and isinstance(admission, Admitted):
                     passed = self.gates.admit_now(
@@ -373,7 +376,7 @@ class Executor:
                         admission = admission._replace(asked=asked)  # a person's edit
                     tool, call, args, asked = admission
                     if asked is not None and progress is not None:
-                        progress.edited(call.arguments)
+                        progress.hides(_recorded(tool, call).arguments, _masked(tool, asked))
                     if self.sinks.sinks:
                         self.sinks.emit(_started(admission, ctx, running_at))
                     # breaker ▸ retry ▸ health around the deadline: `Resilience.run`, inline
@@ -411,7 +414,7 @@ class Executor:
                             )
                         result = ended
                     if type(result) is Failure and (call.arguments or asked):
-                        result = _quiet(result, call.arguments, asked)  # the tool's words
+                        result = _quiet(result, tool, call.arguments, asked)  # the tool's words
                     if type(result) is Success:
                         cap = self._cap(tool)
                         if cap is not None and not fits(output := result.unwrap(), cap):
@@ -433,6 +436,7 @@ class Executor:
                         details=described.traceback,
                     )
                 ),
+                tool,
                 call.arguments,
                 asked,
             )
@@ -526,6 +530,8 @@ class Executor:
         attached: Mapping[str, object] | None = None,
     ) -> ToolOutcome:
         source = tool.source if tool is not None else NO_TOOL
+        if tool is not None and tool.parameters.secret_names:
+            call, asked = _recorded(tool, call), _masked(tool, asked)
         metadata: dict[str, object] = (
             {**attached, "source": source} if attached else {"source": source}
         )
@@ -561,14 +567,14 @@ class Executor:
 
 
 def _quiet(
-    failed: Failure[ToolError], arguments: RawArguments, asked: RawArguments
+    failed: Failure[ToolError], tool: AnyTool | None, arguments: RawArguments, asked: RawArguments
 ) -> Result[object, ToolError]:
     """A failure without the text its call's arguments hide (`toolrail.core.hidden`): a
     tool's exception, a server's answer may quote them, and the error goes to the model,
     every sink and every log. Failures only: an output is the tool's answer, whole. The
     refusals before a tool runs are toolrail's own words (a validator's are made so by
     `Quoting`): not these."""
-    hidden = hidden_texts(arguments, asked)
+    hidden = hidden_texts(_masked(tool, arguments), _masked(tool, asked))
     if not hidden:
         return failed
     error: ToolError = failed.failure()
@@ -597,6 +603,8 @@ def _started(admitted: Admitted, ctx: ExecutionContext[Any], at: datetime | None
     """The started event; `at`, the call's start when nothing waited since (the gates take
     microseconds: the call's own timestamp spares reading the clock again)."""
     tool, call, args, asked = admitted
+    if tool.parameters.secret_names:
+        call, asked = _recorded(tool, call), _masked(tool, asked)
     return make_started(
         at=at if at is not None else datetime.now(UTC),
         call_id=call.id,
@@ -608,6 +616,20 @@ def _started(admitted: Admitted, ctx: ExecutionContext[Any], at: datetime | None
         source=tool.source,
         read_only=tool.annotations.read_only,
     )
+
+
+def _recorded(tool: AnyTool, call: ToolCall) -> ToolCall:
+    """The call as its records hold it: the values of the tool's declared secrets masked
+    (`toolrail.core.declared`). The tool runs with the call as it came."""
+    names = tool.parameters.secret_names
+    if not names:
+        return call
+    return ToolCall(id=call.id, name=call.name, arguments=masked(call.arguments, names))
+
+
+def _masked(tool: AnyTool | None, arguments: RawArguments) -> RawArguments:
+    """`arguments` with the tool's declared secrets masked (`_recorded`)."""
+    return arguments if tool is None else masked(arguments, tool.parameters.secret_names)
 
 
 def _tell_of_registrations(registry: ToolRegistry, executor: Executor) -> None:
@@ -671,9 +693,10 @@ class _Progress:
         self.loop = asyncio.get_running_loop()
         self.loop_thread = threading.get_ident()
 
-    def edited(self, arguments: RawArguments) -> None:
-        """A person edited the call's arguments: its messages hide theirs too."""
-        self.arguments, self._hidden = (*self.arguments, arguments), None
+    def hides(self, *arguments: RawArguments) -> None:
+        """Its messages hide what these hide: the call's arguments as recorded (a declared
+        secret's value `Masked`), and the model's own once a person edited them."""
+        self.arguments, self._hidden = arguments, None
 
     @property
     def hidden(self) -> Hidden:

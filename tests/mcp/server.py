@@ -20,6 +20,7 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ImageContent, TextContent, Tool, ToolExecution
+from pydantic import SecretStr
 
 server = MCPServer("toolrail-test")
 
@@ -34,6 +35,12 @@ def add(a: int, b: int) -> int:
 def refuse(reason: str) -> str:
     """Fail with a message the model can read."""
     raise ToolError(f"refused: {reason}")
+
+
+@server.tool()
+def unlock(vault: str, key_material: SecretStr) -> str:
+    """Fail, quoting the key it was sent (a parameter its schema declares secret)."""
+    raise ToolError(f"vault {vault} refused {key_material.get_secret_value()}")
 
 
 @server.tool()

@@ -270,6 +270,8 @@ def all_texts(value: object, into: set[str], depth: int = 0) -> bool:
         return True
     if depth > MAX_DEPTH:
         return False
+    if type(value) is not str and callable(reveal := getattr(value, "get_secret_value", None)):
+        return all_texts(reveal(), into, depth + 1)  # SecretStr, a declared secret's `Masked`
     if isinstance(value, str):
         into.add(value)
         into.update(w for w in _WORDS.findall(value) if _looks_secret(w))
@@ -281,8 +283,6 @@ def all_texts(value: object, into: set[str], depth: int = 0) -> bool:
         return all(all_texts(item, into, depth + 1) for item in value.values())
     elif isinstance(value, list | tuple):
         return all(all_texts(item, into, depth + 1) for item in value)
-    elif callable(reveal := getattr(value, "get_secret_value", None)):  # SecretStr
-        return all_texts(reveal(), into, depth)
     return True
 
 

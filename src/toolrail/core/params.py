@@ -22,6 +22,7 @@ from returns.result import Failure, Result, Success
 
 from toolrail.core._refused import Quoting, without_secrets
 from toolrail.core.call import RawArguments
+from toolrail.core.declared import masked, secret_names
 from toolrail.core.errors import MAX_LISTED_ISSUES, ArgumentIssue, InvalidArguments
 from toolrail.core.hidden import NOTHING, read_arguments
 from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_name, redact_text
@@ -54,6 +55,12 @@ class ParameterSchema(abc.ABC, Generic[In]):
     @abc.abstractmethod
     def json_schema(self) -> JsonObject:
         """The input schema as a JSON Schema object (Draft 2020-12)."""
+
+    @property
+    def secret_names(self) -> frozenset[str]:
+        """The parameters its schema declares secret, at any depth (`toolrail.core.declared`):
+        their values are masked in every record of a call."""
+        return secret_names(self.json_schema())
 
     @staticmethod
     def from_model(model: type[ModelT]) -> PydanticParameters[ModelT]:
@@ -175,8 +182,11 @@ class PydanticParameters(ParameterSchema[ModelT]):
             return self._strict_model.model_validate({} if blank else raw)
         except pydantic.ValidationError as error:
             details = error.errors(include_url=False)
-            quoting = Quoting(read_arguments(raw))
-            listed = [_pydantic_issue(detail, quoting) for detail in details[:MAX_LISTED_ISSUES]]
+            declared = self.secret_names
+            quoting = Quoting(masked(read_arguments(raw), declared))
+            listed = [
+                _pydantic_issue(detail, quoting, declared) for detail in details[:MAX_LISTED_ISSUES]
+            ]
             return InvalidArguments.of(tool, listed, found=len(details))
         except KeyboardInterrupt:
             raise
@@ -185,6 +195,14 @@ class PydanticParameters(ParameterSchema[ModelT]):
 
     def json_schema(self) -> JsonObject:
         return dict(self._schema)
+
+    @property
+    def secret_names(self) -> frozenset[str]:
+        return self._secret_names
+
+    @cached_property
+    def _secret_names(self) -> frozenset[str]:
+        return secret_names(self._schema)
 
     @cached_property
     def _schema(self) -> JsonObject:
@@ -203,7 +221,9 @@ def _validator_raised(error: BaseException) -> ArgumentIssue:
     )
 
 
-def _pydantic_issue(detail: ErrorDetails, quoting: Quoting) -> ArgumentIssue:
+def _pydantic_issue(
+    detail: ErrorDetails, quoting: Quoting, declared: frozenset[str]
+) -> ArgumentIssue:
     match detail["type"]:
         case "json_invalid":
             return _json_issue(ValueError(detail["msg"].removeprefix("Invalid JSON: ")))
@@ -213,7 +233,7 @@ def _pydantic_issue(detail: ErrorDetails, quoting: Quoting) -> ArgumentIssue:
             message = "required field is missing"
         case "extra_forbidden":
             message = "unexpected field; remove it"
-        case _ if _names_a_secret(detail["loc"]):  # never the rejected value of a secret field
+        case _ if _names_a_secret(detail["loc"], declared):  # never a secret's rejected value
             message = _pydantic_wording(detail, REDACTED, quoting, secret=True)  # all of it goes
         case _:
             shown = quoting.at(detail["loc"], detail["input"])
@@ -257,8 +277,9 @@ def _pydantic_wording(
         return without_secrets(message, refused, shown, secret=secret, elsewhere=quoting.hidden())
 
 
-def _names_a_secret(loc: Iterable[object]) -> bool:
-    return any(isinstance(part, str) and is_secret_key(part) for part in loc)
+def _names_a_secret(loc: Iterable[object], declared: frozenset[str]) -> bool:
+    """A path through a field named secret, or declared so by the tool's schema."""
+    return any(isinstance(part, str) and (part in declared or is_secret_key(part)) for part in loc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +293,7 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
     schema: Mapping[str, object]
     _validator: Any = field(init=False, repr=False, compare=False)
     _fast: Any = field(init=False, repr=False, compare=False)
+    _secret_names: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         import jsonschema  # here, not at the top: `import toolrail` should not pay for it
@@ -290,6 +312,7 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
         except Exception:  # a schema only the reference implementation handles
             fast = None
         object.__setattr__(self, "_fast", fast)
+        object.__setattr__(self, "_secret_names", secret_names(self.schema))
 
     def check(self, raw: RawArguments, *, tool: str = "") -> JsonObject | InvalidArguments:
         decoded = _decode(raw)
@@ -308,9 +331,10 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
             issue = ArgumentIssue(path="$", message=f"could not check arguments: {error}")
             return InvalidArguments.of(tool, (issue,))
         if errors:
-            quoting = Quoting(arguments)
+            declared = self._secret_names
+            quoting = Quoting(masked(arguments, declared))
             listed = [
-                _issue(e.absolute_path, _message(e, quoting), e.json_path)
+                _issue(e.absolute_path, _message(e, quoting, declared), e.json_path)
                 for e in errors[:MAX_LISTED_ISSUES]
             ]
             more = len(errors) > _MAX_FOUND
@@ -322,8 +346,12 @@ class JsonSchemaParameters(ParameterSchema[JsonObject]):
     def json_schema(self) -> JsonObject:
         return dict(self.schema)
 
+    @property
+    def secret_names(self) -> frozenset[str]:
+        return self._secret_names
 
-def _message(error: Any, quoting: Quoting) -> str:
+
+def _message(error: Any, quoting: Quoting, declared: frozenset[str]) -> str:
     """jsonschema's wording of an issue, without a secret field's rejected value nor any
     secret inside what it quotes (the rest is redacted by `ArgumentIssue` itself, as every
     issue's message is)."""
@@ -334,7 +362,7 @@ def _message(error: Any, quoting: Quoting) -> str:
                 if isinstance(name, str) and len(name) > _MAX_SHOWN_INPUT:
                     message = message.replace(repr(name), _shown(redact(name)))
         return message
-    secret = _names_a_secret(error.absolute_path)
+    secret = _names_a_secret(error.absolute_path, declared)
     shown = quoting.at(error.absolute_path, refused)
     quoted = repr(refused)  # jsonschema's own spelling of what it refused
     if len(quoted) > _MAX_SHOWN_INPUT and quoted in message:

@@ -30,6 +30,7 @@ from returns.result import Failure, Result, Success
 from toolrail._diagnostics import get_logger
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
+from toolrail.core.declared import masked, model_data
 from toolrail.core.errors import ApprovalRequired, CircuitOpen, PermissionDenied, ToolError
 from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Deny
 from toolrail.policy.budgets import Budget
@@ -230,7 +231,7 @@ class Gates:
         reason = f"the rule {rule!r} asks for approval" if rule else f"{tool.name} needs approval"
         request = ApprovalRequest(
             tool=tool.name,
-            arguments=dict(plain),
+            arguments=masked(dict(plain), tool.parameters.secret_names),
             reason=reason,
             agent=ctx.agent,
             conversation_id=ctx.conversation_id,
@@ -328,7 +329,7 @@ def denied(tool: str, message: str) -> PermissionDenied:
 def plain_arguments(arguments: object) -> dict[str, Any]:
     """Validated arguments as plain JSON data, the form rules and approvals read."""
     if isinstance(arguments, pydantic.BaseModel):
-        return arguments.model_dump(mode="json", by_alias=True)
+        return model_data(arguments)
     if isinstance(arguments, Mapping):
         return dict(arguments)
     return {}

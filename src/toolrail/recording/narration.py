@@ -2,8 +2,9 @@
 
 Never raises: arguments of any shape (broken JSON, lists, huge strings) get some text.
 Never shows an argument whose name says it is a secret (`password`, `api_key`, ... by the
-redaction policy's own test), and redacts a value before shortening it: the line is
-redacted whole again by whoever shows it, but a secret must not depend on that.
+redaction policy's own test) or that its tool declares secret (`toolrail.core.declared`),
+and redacts a value before shortening it: the line is redacted whole again by whoever
+shows it, but a secret must not depend on that.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 import orjson
 
 from toolrail.core.call import RawArguments
+from toolrail.core.declared import Masked
 from toolrail.core.errors import InvalidArguments, TimedOut, ToolError
 from toolrail.core.redact import is_secret_key, redact_text
 
@@ -82,8 +84,8 @@ def _pick(args: Mapping[str, object], keys: tuple[str, ...]) -> str:
         if key in args:
             return _short(_text(args[key]))
     for key, value in args.items():
-        if type(key) is not str or is_secret_key(key):
-            continue
+        if type(key) is not str or is_secret_key(key) or type(value) is Masked:
+            continue  # named a secret, or declared one by the tool
         kind = type(value)
         if kind is int or kind is float:  # one word, no URL: only its length to check
             text = str(value)
