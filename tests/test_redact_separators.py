@@ -68,6 +68,21 @@ def test_an_arrow_is_not_taken_for_the_value(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("password is hunter22x", "password is [REDACTED]"),
+        ("  passwd was hunter22x today", "  passwd was [REDACTED] today"),
+        ("machine h login u password is hunter22x", "machine h login u password is [REDACTED]"),
+        ("password\u00a0is\u3000hunter22x", "password\u00a0is\u3000[REDACTED]"),
+        ("password island9x", "password [REDACTED]"),  # a word starting "is" is the value
+    ],
+)
+def test_a_copula_is_not_taken_for_the_value(text: str, shown: str) -> None:
+    """`.netrc`'s `password X` read `password is X` as the value "is" and showed X."""
+    assert redact_text(text) == shown
+
+
+@pytest.mark.parametrize(
     "url",
     [
         "https://maps.example.com/api?key=hunter22x",

@@ -209,8 +209,9 @@ _CURL_USER = re.compile(  # `curl -u user:pw`: the user stays
 )
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
     r"((?:\blogin" + _SP + r"{1,8}[^\s]{1,256}" + _SP + r"{1,8}|^" + _SP + r"{0,64})"
-    r"(?:password|passwd)" + _SP + r"{1,8})"
-    r"(?![-=]>)[^\s=:：＝→][^\s]{0,511}",  # a separator is not a value: `password -> X`
+    r"(?:password|passwd)" + _SP + r"{1,8}(?:(?:is|was)" + _SP + r"{1,8})?)"
+    # neither a separator (`password -> X`) nor a copula (`password is X`) is the value
+    r"(?![-=]>)[^\s=:：＝→][^\s]{0,511}",
     re.MULTILINE,
 )
 # `name = value` in text, where the name is a whole run of name characters (never a piece
