@@ -242,3 +242,22 @@ def test_index_follows_register_and_unregister() -> None:
 def test_router_over_a_raw_json_schema_catalogue_reads_enums() -> None:
     """Enum values and parameter names are words a request can match."""
     assert names(Router(registry()), "imperial units please", k=1) == ["get_current_weather"]
+
+
+def test_example_and_default_values_are_words_a_request_can_repeat() -> None:
+    """A REST-like request repeats a parameter's values ("EUR", "metric"): enum values were
+    read, example and default values were not. A sample document is still not read."""
+    rates = definition_tool(
+        "get_rates",
+        "Latest rates for a base.",
+        obj(
+            base=text("base", examples=["USD", "EUR"]),
+            fmt=text("output", example="ndjson"),
+            sample=text("a sample", default="lorem ipsum " * 10 + "invoice"),
+        ),
+    )
+    other = definition_tool("get_news", "Latest news for a topic.", obj(topic=text("topic")))
+    router = Router(ToolRegistry([rates, other]))
+    assert names(router, "latest EUR", k=1) == ["get_rates"]
+    assert names(router, "latest as ndjson", k=1) == ["get_rates"]
+    assert "invoic" not in router.index.terms("get_rates")

@@ -10,9 +10,13 @@ from toolrail.routing.text import words
 FIELDS = ("name", "tags", "parameters", "description", "parameter_text")
 FIELD_WEIGHTS = (3.0, 2.0, 1.5, 1.0, 0.5)
 """How much a word counts by where it appears. The name is chosen to say what the tool does;
-tags and the MCP server name are chosen labels; parameter names and enum values are the
-nouns a request fills in; the description is prose; parameter descriptions are prose about
-one argument. Fixed by that reading, not fitted to a benchmark."""
+tags and the MCP server name are chosen labels; parameter names and enum, example and
+default values are the nouns a request fills in; the description is prose; parameter
+descriptions are prose about one argument. Fixed by that reading, not fitted to a
+benchmark."""
+MAX_VALUE_CHARS = 64
+"""An example or default longer than this is a sample document, not a value a request
+would repeat; it is not read."""
 MAX_DEPTH = 6
 """How deep nested parameter schemas are read: deeper text is rarely what a request names."""
 
@@ -77,3 +81,12 @@ def _describe(prop: Mapping[str, object], names: list[str], prose: list[str]) ->
     values = prop.get("enum")
     if isinstance(values, list):
         names.extend(str(v) for v in values if isinstance(v, str | int))
+    # example and default values are what a request fills in too ("convert 5 USD to EUR"),
+    # when they are values, not sample documents
+    examples = prop.get("examples")
+    shown = [
+        *(examples if isinstance(examples, list) else []),
+        prop.get("example"),
+        prop.get("default"),
+    ]
+    names.extend(v for v in shown if isinstance(v, str) and len(v) <= MAX_VALUE_CHARS)
