@@ -15,10 +15,12 @@ from typing import Any
 import orjson
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from pydantic import BaseModel, SecretStr
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, create_model
+from typing_extensions import TypeAliasType
 
 from tests.observe.conftest import recording_provider
 from toolrail import (
+    AgentToolTable,
     ExecutionContext,
     Executor,
     JsonlCallLog,
@@ -235,6 +237,217 @@ def test_a_masked_value_reads_as_redacted_and_reveals_itself_only_to_hidden() ->
     shown = masked('{"a": {"blob": "x1"}, "b": [{"blob": 3}], "c": null}', frozenset({"blob"}))
     assert shown == {"a": {"blob": REDACTED}, "b": [{"blob": REDACTED}], "c": None}
     assert masked('{"blob": null}', frozenset({"blob"})) == {"blob": None}
-    assert masked("not json", frozenset({"blob"})) == "not json"
+    assert masked("not json", frozenset({"blob"})) == REDACTED  # unreadable: masked whole
+    assert masked("not json", frozenset({"blob"})).get_secret_value() == "not json"
     same = {"host": "x"}
     assert masked(same, frozenset()) is same
+
+
+# -- found by an outside review of the first version --
+
+KEY = "Review-S3cret-Value-9"
+
+
+class Aliased(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    host: str
+    blob: SecretStr = Field(alias="credential")
+
+
+class Choices(BaseModel):
+    host: str
+    blob: SecretStr = Field(validation_alias=AliasChoices("blob", "other"))  # type: ignore[pydantic-alias]
+
+
+ApiKey = TypeAliasType("ApiKey", SecretStr)
+
+
+async def _quoting(args: Any, ctx: ExecutionContext) -> Any:
+    from returns.result import Failure
+
+    from toolrail.core.errors import ExecutionFailed
+
+    GOT.append(json.dumps(unmasked_text(args)))
+    return Failure(ExecutionFailed(message=f"refused {json.dumps(unmasked_text(args))}"))
+
+
+def unmasked_text(args: Any) -> Any:
+    """What the tool was given, as plain data (a pydantic model's secrets revealed)."""
+    if isinstance(args, BaseModel):
+        return {
+            k: v.get_secret_value() if isinstance(v, SecretStr) else unmasked_text(v)
+            for k, v in args
+        }
+    if isinstance(args, dict):
+        return {
+            k: v.get_secret_value() if isinstance(v, SecretStr) else unmasked_text(v)
+            for k, v in args.items()
+        }
+    if isinstance(args, list):
+        return [a.get_secret_value() if isinstance(a, SecretStr) else a for a in args]
+    return args
+
+
+def _pydantic(name: str, annotation: Any) -> Tool[Any, Any]:
+    model = create_model(name.title(), host=(str, "h"), keys=(annotation, ...))
+    return Tool(name=name, description="d", parameters=PydanticParameters(model), execute=_quoting)
+
+
+def _raw(name: str, keys: dict[str, Any], **root: Any) -> Tool[Any, Any]:
+    schema = {"type": "object", "properties": {"host": {"type": "string"}, "keys": keys}, **root}
+    return Tool(
+        name=name, description="d", parameters=JsonSchemaParameters(schema), execute=_quoting
+    )
+
+
+PASSWORD = {"type": "string", "format": "password"}
+SHAPES: dict[str, tuple[Tool[Any, Any], dict[str, Any]]] = {
+    "dict of SecretStr": (_pydantic("dicts", dict[str, SecretStr]), {"keys": {"gh": KEY}}),
+    "list of SecretStr": (_pydantic("lists", list[SecretStr]), {"keys": [KEY]}),
+    "a type alias ($ref)": (_pydantic("aliased_type", ApiKey), {"keys": KEY}),
+    "raw items": (_raw("raw_items", {"type": "array", "items": PASSWORD}), {"keys": [KEY]}),
+    "raw additionalProperties": (
+        _raw("raw_values", {"type": "object", "additionalProperties": PASSWORD}),
+        {"keys": {"gh": KEY}},
+    ),
+    "raw patternProperties": (
+        _raw("raw_patterns", {"type": "object", "patternProperties": {"^k": PASSWORD}}),
+        {"keys": {"kgh": KEY}},
+    ),
+    "raw $ref": (
+        _raw("raw_ref", {"$ref": "#/$defs/Pw"}, **{"$defs": {"Pw": PASSWORD}}),
+        {"keys": KEY},
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+async def test_secrets_in_containers_and_behind_refs_are_declared(
+    shape: str, tmp_path: Path
+) -> None:
+    GOT.clear()
+    declaring, arguments = SHAPES[shape]
+    assert "keys" in declaring.parameters.secret_names
+    seen = Recorded(tmp_path)
+    executor = Executor(ToolRegistry([declaring]), sinks=seen.sinks)
+    call = ToolCall(name=declaring.name, arguments=json.dumps(arguments))
+    outcome = await executor.run(call, ExecutionContext())
+    assert KEY in GOT[0]  # the tool got the value
+    texts = seen.texts()
+    texts["the model's error"] = str(outcome.result.failure())
+    texts["the outcome's call"] = orjson.dumps(outcome.call.arguments).decode()
+    _assert_quiet(texts, KEY)
+
+
+def _by_alias(model: type[BaseModel]) -> Tool[Any, Any]:
+    return Tool(
+        name=model.__name__.lower(),
+        description="d",
+        parameters=PydanticParameters(model),
+        execute=_quoting,
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "arguments"),
+    [
+        (Aliased, {"host": "h", "credential": KEY}),
+        (Aliased, {"host": "h", "blob": KEY}),  # populate_by_name: the field's own name
+        (Choices, {"host": "h", "other": KEY}),  # the second alias choice
+    ],
+)
+async def test_every_spelling_of_a_declared_field_is_masked(
+    model: type[BaseModel], arguments: dict[str, str], tmp_path: Path
+) -> None:
+    GOT.clear()
+    seen = Recorded(tmp_path)
+    declaring = _by_alias(model)
+    executor = Executor(ToolRegistry([declaring]), sinks=seen.sinks)
+    outcome = await executor.run(
+        ToolCall(name=declaring.name, arguments=arguments), ExecutionContext()
+    )
+    assert KEY in GOT[0]
+    texts = seen.texts()
+    texts["the model's error"] = str(outcome.result.failure())
+    _assert_quiet(texts, KEY)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '{"host": NaN, "blob": "' + KEY + '"}',  # pydantic reads NaN, orjson does not
+        '{"host": "db", "blob": "' + KEY,  # cut off mid-stream
+        '{"host": "db", "blob": "' + KEY + '"} trailing',
+    ],
+)
+async def test_json_text_only_pydantic_reads_or_nobody_reads_is_masked(
+    arguments: str, tmp_path: Path
+) -> None:
+    seen = Recorded(tmp_path)
+    executor = Executor(ToolRegistry([connect]), sinks=seen.sinks)
+    outcome = await executor.run(ToolCall(name="connect", arguments=arguments), ExecutionContext())
+    texts = seen.texts()
+    texts["the model's error"] = str(outcome.result.failure())
+    texts["the outcome's call"] = orjson.dumps(outcome.call.arguments).decode()
+    _assert_quiet(texts, KEY)
+
+
+async def test_a_call_the_agent_may_not_make_is_masked_too(tmp_path: Path) -> None:
+    seen = Recorded(tmp_path)
+    table = AgentToolTable({"reader": ["read_*"]})
+    executor = Executor(ToolRegistry([connect]), agents=table, sinks=seen.sinks)
+    call = ToolCall(name="connect", arguments={"host": "db", "blob": KEY})
+    outcome = await executor.run(call, ExecutionContext(agent="reader"))
+    assert outcome.result.failure().kind == "not_allowed"
+    texts = seen.texts()
+    texts["the outcome's call"] = orjson.dumps(outcome.call.arguments).decode()
+    _assert_quiet(texts, KEY)
+
+
+class Thing:
+    """A type with no JSON Schema."""
+
+
+class Arbitrary(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    host: str
+    thing: Thing | None = None
+
+
+class NoSchema(JsonSchemaParameters):
+    def json_schema(self) -> dict[str, Any]:
+        raise RuntimeError("schema service down")
+
+
+async def _ran(args: Any, ctx: ExecutionContext) -> Any:
+    from returns.result import Success
+
+    return Success("ran")
+
+
+@pytest.mark.parametrize(
+    "parameters", [PydanticParameters(Arbitrary), NoSchema({"type": "object"})]
+)
+async def test_a_tool_whose_schema_cannot_be_made_still_runs(
+    parameters: Any, tmp_path: Path
+) -> None:
+    seen = Recorded(tmp_path)
+    odd = Tool(name="odd", description="d", parameters=parameters, execute=_ran)
+    executor = Executor(ToolRegistry([odd]), sinks=seen.sinks)
+    outcome = await executor.run(ToolCall(name="odd", arguments={"host": "h"}), ExecutionContext())
+    assert outcome.result.unwrap() == "ran"
+
+
+@pytest.mark.parametrize("name", ["connect", "raw_connect"])
+async def test_an_approver_copying_the_request_keeps_the_models_secret(name: str) -> None:
+    GOT.clear()
+
+    async def edit_host(request: ApprovalRequest) -> Approve:
+        return Approve(arguments={**request.arguments, "host": "other"})
+
+    gates = Gates(rules=Rules.of(ask=[name]), approver=edit_host)
+    executor = Executor(ToolRegistry([connect, raw]), gates=gates)
+    call = ToolCall(name=name, arguments={"host": "db", "blob": KEY})
+    outcome = await executor.run(call, ExecutionContext())
+    assert GOT == [KEY]  # not "[REDACTED]", not "**********"
+    assert KEY not in str(outcome.result.failure())

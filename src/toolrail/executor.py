@@ -530,8 +530,9 @@ class Executor:
         attached: Mapping[str, object] | None = None,
     ) -> ToolOutcome:
         source = tool.source if tool is not None else NO_TOOL
-        if tool is not None and tool.parameters.secret_names:
-            call, asked = _recorded(tool, call), _masked(tool, asked)
+        declaring = tool or self.registry.find(call.name)  # a tool the agent may not call too
+        if declaring is not None and declaring.parameters.secret_names:
+            call, asked = _recorded(declaring, call), _masked(declaring, asked)
         metadata: dict[str, object] = (
             {**attached, "source": source} if attached else {"source": source}
         )

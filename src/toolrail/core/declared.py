@@ -11,13 +11,14 @@ it). The tool itself gets the value whole.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, get_args
 
-import orjson
 import pydantic
 
+from toolrail.core.hidden import read_arguments
 from toolrail.core.redact import MAX_DEPTH, REDACTED
 
 
@@ -45,56 +46,154 @@ class Masked(str):
 
 def secret_names(schema: Mapping[str, object]) -> frozenset[str]:
     """The names of the properties `schema` declares secret, at any depth (nested objects,
-    list items, `anyOf` options such as `Optional[SecretStr]`, `$defs`)."""
+    list items, `anyOf` options such as `Optional[SecretStr]`, `$defs` and local `$ref`s).
+    A property holding secrets (`dict[str, SecretStr]`, `list[SecretStr]`) is secret whole.
+    Never raises: a schema it cannot read declares nothing."""
     found: set[str] = set()
-    _walk(schema, found, 0)
+    try:
+        _walk(schema, schema, found, set(), 0)
+    except Exception:
+        return frozenset()
     return frozenset(found)
 
 
-def _walk(node: object, found: set[str], depth: int) -> None:
-    if depth > MAX_DEPTH or not isinstance(node, Mapping):
+_CONTAINED = ("items", "additionalProperties", "prefixItems", "anyOf", "oneOf", "allOf")
+
+
+def _subschemas(node: Mapping[str, object], *, defs: bool) -> list[object]:
+    """The schemas `node` holds besides its named properties (with `defs`, its `$defs`)."""
+    found: list[object] = []
+    for key in _CONTAINED:
+        sub = node.get(key)
+        found.extend(sub if isinstance(sub, list) else [sub])
+    for key in ("patternProperties", "$defs", "definitions") if defs else ("patternProperties",):
+        sub = node.get(key)
+        if isinstance(sub, Mapping):
+            found.extend(sub.values())
+    return found
+
+
+def _walk(
+    node: object, root: Mapping[str, object], found: set[str], seen: set[int], depth: int
+) -> None:
+    node = _resolved(node, root)
+    if depth > MAX_DEPTH or not isinstance(node, Mapping) or id(node) in seen:
         return
+    seen.add(id(node))  # each schema once: a recursive `$ref` is read one time
     properties = node.get("properties")
     if isinstance(properties, Mapping):
         for name, sub in properties.items():
-            if isinstance(name, str) and _declares_secret(sub, depth + 1):
+            if isinstance(name, str) and _declares_secret(sub, root, set(), depth + 1):
                 found.add(name)
-            _walk(sub, found, depth + 1)
-    for key in ("items", "additionalProperties", "prefixItems", "anyOf", "oneOf", "allOf"):
-        sub = node.get(key)
-        for option in sub if isinstance(sub, list) else [sub]:
-            _walk(option, found, depth + 1)
-    defs = node.get("$defs")
-    if isinstance(defs, Mapping):
-        for sub in defs.values():
-            _walk(sub, found, depth + 1)
+            _walk(sub, root, found, seen, depth + 1)
+    for sub in _subschemas(node, defs=True):
+        _walk(sub, root, found, seen, depth + 1)
 
 
-def _declares_secret(node: object, depth: int) -> bool:
-    """The property's schema, or one of its options, says it is written, never read back."""
-    if depth > MAX_DEPTH or not isinstance(node, Mapping):
+def _declares_secret(node: object, root: Mapping[str, object], seen: set[int], depth: int) -> bool:
+    """The property's schema says it is written, never read back; or one of its options,
+    or what it holds (items, values), says so."""
+    node = _resolved(node, root)
+    if depth > MAX_DEPTH or not isinstance(node, Mapping) or id(node) in seen:
         return False
+    seen.add(id(node))
     if node.get("writeOnly") is True or node.get("format") == "password":
         return True
     return any(
-        _declares_secret(option, depth + 1)
-        for key in ("anyOf", "oneOf", "allOf")
-        if isinstance(options := node.get(key), list)
-        for option in options
+        _declares_secret(sub, root, seen, depth + 1) for sub in _subschemas(node, defs=False)
     )
+
+
+def _resolved(node: object, root: Mapping[str, object]) -> object:
+    """`node`, or what its local `$ref` (`#/$defs/Name`) points at."""
+    if not isinstance(node, Mapping):
+        return node
+    ref = node.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        return node
+    target: object = root
+    for part in ref[1:].split("/"):
+        if not part:
+            continue
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(target, Mapping) or part not in target:
+            return node
+        target = target[part]
+    return target
+
+
+def model_names(model: type[pydantic.BaseModel], names: frozenset[str]) -> frozenset[str]:
+    """`names` (read from the model's schema, where a field is spelled by its alias) with
+    every other spelling a request may use for those fields: the field's own name
+    (`populate_by_name`) and each of its validation aliases (`AliasChoices`)."""
+    found = set(names)
+    with contextlib.suppress(Exception):  # a model it cannot read: its schema's names stay
+        _spellings(model, names, found, set())
+    return frozenset(found)
+
+
+def _spellings(
+    model: type[pydantic.BaseModel], names: frozenset[str], found: set[str], seen: set[type]
+) -> None:
+    if model in seen:
+        return
+    seen.add(model)
+    for name, info in model.model_fields.items():
+        spelled = {name, *_aliases(info.alias), *_aliases(info.validation_alias)}
+        if spelled & names:
+            found.update(spelled)
+        for inner in _models_in(info.annotation, 0):
+            _spellings(inner, names, found, seen)
+
+
+def _aliases(alias: object) -> list[str]:
+    if isinstance(alias, str):
+        return [alias]
+    if isinstance(alias, pydantic.AliasChoices):
+        return [s for choice in alias.choices for s in _aliases(choice)]
+    if isinstance(alias, pydantic.AliasPath) and alias.path and isinstance(alias.path[0], str):
+        return [alias.path[0]]
+    return []
+
+
+def _models_in(annotation: object, depth: int) -> list[type[pydantic.BaseModel]]:
+    """The pydantic models an annotation holds (`Vault`, `list[Vault]`, `Vault | None`)."""
+    if depth > MAX_DEPTH:
+        return []
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _models_in(arg, depth + 1)]
 
 
 def masked(arguments: object, names: frozenset[str]) -> Any:
     """`arguments` (JSON text or data) with the value under each of `names`, at any depth,
-    `Masked`; as given when no name is declared or the text is no JSON."""
+    `Masked`; as given when no name is declared. Text that cannot be read (cut off, not
+    JSON) is masked whole: what in it is secret is not known."""
     if not names or arguments is None:
         return arguments
-    if isinstance(arguments, str | bytes):
-        try:
-            arguments = orjson.loads(arguments)
-        except orjson.JSONDecodeError:
-            return arguments  # no call runs with it: validation refused it
-    return _masked(arguments, names, 0)
+    try:
+        if isinstance(arguments, str | bytes):
+            read = read_arguments(arguments)
+            if isinstance(read, str | bytes):  # no JSON: all of it may be the secret
+                return Masked(arguments)
+            arguments = read
+        return _masked(arguments, names, 0)
+    except Exception:  # arguments whose own code raises when read: shown as nothing
+        return Masked(arguments)
+
+
+def unmasked(value: object, depth: int = 0) -> Any:
+    """`value` with each `Masked` back to its value: a person's edit of an approval request
+    copies what it was shown, and the tool must get what the model sent."""
+    if isinstance(value, Masked):
+        return value.get_secret_value()
+    if depth > MAX_DEPTH:
+        return value
+    if isinstance(value, dict):
+        return {key: unmasked(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, list):
+        return [unmasked(item, depth + 1) for item in value]
+    return value
 
 
 def _masked(value: object, names: frozenset[str], depth: int) -> object:

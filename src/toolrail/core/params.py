@@ -22,7 +22,7 @@ from returns.result import Failure, Result, Success
 
 from toolrail.core._refused import Quoting, without_secrets
 from toolrail.core.call import RawArguments
-from toolrail.core.declared import masked, secret_names
+from toolrail.core.declared import masked, model_names, secret_names
 from toolrail.core.errors import MAX_LISTED_ISSUES, ArgumentIssue, InvalidArguments
 from toolrail.core.hidden import NOTHING, read_arguments
 from toolrail.core.redact import REDACTED, is_secret_key, redact, redact_name, redact_text
@@ -59,8 +59,12 @@ class ParameterSchema(abc.ABC, Generic[In]):
     @property
     def secret_names(self) -> frozenset[str]:
         """The parameters its schema declares secret, at any depth (`toolrail.core.declared`):
-        their values are masked in every record of a call."""
-        return secret_names(self.json_schema())
+        their values are masked in every record of a call. (Read on every call: a schema
+        of one's own should cache it.)"""
+        try:
+            return secret_names(self.json_schema())
+        except Exception:  # a schema that cannot be made declares nothing
+            return frozenset()
 
     @staticmethod
     def from_model(model: type[ModelT]) -> PydanticParameters[ModelT]:
@@ -202,7 +206,11 @@ class PydanticParameters(ParameterSchema[ModelT]):
 
     @cached_property
     def _secret_names(self) -> frozenset[str]:
-        return secret_names(self._schema)
+        try:
+            schema = self._schema
+        except Exception:  # a model with no JSON Schema: only secret names are known
+            return frozenset()
+        return model_names(self.model, secret_names(schema))
 
     @cached_property
     def _schema(self) -> JsonObject:

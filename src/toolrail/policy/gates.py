@@ -30,7 +30,7 @@ from returns.result import Failure, Result, Success
 from toolrail._diagnostics import get_logger
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
-from toolrail.core.declared import masked, model_data
+from toolrail.core.declared import masked, model_data, unmasked
 from toolrail.core.errors import ApprovalRequired, CircuitOpen, PermissionDenied, ToolError
 from toolrail.policy.approvals import ApprovalRequest, Approve, Approver, Deny
 from toolrail.policy.budgets import Budget
@@ -361,6 +361,9 @@ class _Plain(Mapping[str, Any]):
 
 
 def _revalidate(tool: AnyTool, edited: Mapping[str, Any]) -> Result[object, ToolError]:
-    """Edited arguments are checked like the model's were."""
-    validated: Result[object, ToolError] = tool.parameters.validate(dict(edited), tool=tool.name)
+    """Edited arguments are checked like the model's were; a declared secret the person left
+    as shown (`[REDACTED]`) is the model's value again."""
+    validated: Result[object, ToolError] = tool.parameters.validate(
+        unmasked(dict(edited)), tool=tool.name
+    )
     return validated
