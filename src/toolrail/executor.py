@@ -449,6 +449,14 @@ class Executor:
             return tool
         return None
 
+    def _declaring(self, call: ToolCall) -> AnyTool | None:
+        """The tool whose declared secrets a call's record masks when the call did not get
+        to it (the agent may not call it); None when the registry cannot say."""
+        try:
+            return self.registry.find(call.name)
+        except Exception:  # a registry that fails here failed the call already
+            return None
+
     def _refusal(self, call: ToolCall, ctx: ExecutionContext[Any]) -> Result[object, ToolError]:
         """Why `_lookup` found nothing: NotAllowed, why a claimed name's source cannot serve
         it (a broken MCP server), or UnknownTool suggesting only names the agent may see
@@ -530,7 +538,7 @@ class Executor:
         attached: Mapping[str, object] | None = None,
     ) -> ToolOutcome:
         source = tool.source if tool is not None else NO_TOOL
-        declaring = tool or self.registry.find(call.name)  # a tool the agent may not call too
+        declaring = tool or self._declaring(call)
         if declaring is not None and declaring.parameters.secret_names:
             call, asked = _recorded(declaring, call), _masked(declaring, asked)
         metadata: dict[str, object] = (
