@@ -344,6 +344,7 @@ class Executor:
         attempts = 1
         attached: Mapping[str, object] = {}
         progress: _Progress | None = None
+        recorded = call  # the call as its records hold it (`_recorded`), worked out once
         if self.sinks.sinks or ctx.on_progress is not None:
             progress = _Progress(self.sinks, call, self._progress_after(ctx))
             ctx = ctx.for_call(call.id, progress)
@@ -355,8 +356,9 @@ class Executor:
             if tool is None:
                 result = self._refusal(call, ctx)
             else:
-                if progress is not None and tool.parameters.secret_names:
-                    progress.hides(_recorded(tool, call).arguments)
+                recorded = _recorded(tool, call)
+                if progress is not None and recorded is not call:
+                    progress.hides(recorded.arguments)
                 admission = self._check(tool, call, ctx)
                 if self.gates is not None and isinstance(admission, Admitted):
                     passed = self.gates.admit_now(
@@ -375,10 +377,13 @@ class Executor:
                     if asked is not None and admission.asked is not asked:
                         admission = admission._replace(asked=asked)  # a person's edit
                     tool, call, args, asked = admission
-                    if asked is not None and progress is not None:
-                        progress.hides(_recorded(tool, call).arguments, _masked(tool, asked))
+                    if asked is not None:  # a person's edit: the call that runs is new
+                        recorded, asked = _recorded(tool, call), _masked(tool, asked)
+                        if progress is not None:
+                            progress.hides(recorded.arguments, asked)
                     if self.sinks.sinks:
-                        self.sinks.emit(_started(admission, ctx, running_at))
+                        shown = admission._replace(call=recorded, asked=asked)
+                        self.sinks.emit(_started(shown, ctx, running_at))
                     # breaker ▸ retry ▸ health around the deadline: `Resilience.run`, inline
                     # (this is every call's path) unless a subclass has its own
                     resilience = self.resilience
@@ -413,8 +418,8 @@ class Executor:
                                 tool, held, ended, (time.perf_counter() - begun) * 1000
                             )
                         result = ended
-                    if type(result) is Failure and (call.arguments or asked):
-                        result = _quiet(result, tool, call.arguments, asked)  # the tool's words
+                    if type(result) is Failure and (recorded.arguments or asked):
+                        result = _quiet(result, recorded.arguments, asked)  # the tool's words
                     if type(result) is Success:
                         cap = self._cap(tool)
                         if cap is not None and not fits(output := result.unwrap(), cap):
@@ -436,8 +441,7 @@ class Executor:
                         details=described.traceback,
                     )
                 ),
-                tool,
-                call.arguments,
+                recorded.arguments,
                 asked,
             )
         return self._finish(call, ctx, tool, result, started_at, start, attempts, asked, attached)
@@ -576,14 +580,15 @@ class Executor:
 
 
 def _quiet(
-    failed: Failure[ToolError], tool: AnyTool | None, arguments: RawArguments, asked: RawArguments
+    failed: Failure[ToolError], arguments: RawArguments, asked: RawArguments
 ) -> Result[object, ToolError]:
     """A failure without the text its call's arguments hide (`toolrail.core.hidden`): a
     tool's exception, a server's answer may quote them, and the error goes to the model,
     every sink and every log. Failures only: an output is the tool's answer, whole. The
     refusals before a tool runs are toolrail's own words (a validator's are made so by
-    `Quoting`): not these."""
-    hidden = hidden_texts(_masked(tool, arguments), _masked(tool, asked))
+    `Quoting`): not these. `arguments` as recorded: a declared secret's `Masked` value is
+    found too."""
+    hidden = hidden_texts(arguments, asked)
     if not hidden:
         return failed
     error: ToolError = failed.failure()
@@ -611,9 +616,7 @@ def _gated(checked: Admitted, passed: Result[object | None, ToolError]) -> Admit
 def _started(admitted: Admitted, ctx: ExecutionContext[Any], at: datetime | None) -> ToolStarted:
     """The started event; `at`, the call's start when nothing waited since (the gates take
     microseconds: the call's own timestamp spares reading the clock again)."""
-    tool, call, args, asked = admitted
-    if tool.parameters.secret_names:
-        call, asked = _recorded(tool, call), _masked(tool, asked)
+    tool, call, args, asked = admitted  # the call as recorded (`_recorded`)
     return make_started(
         at=at if at is not None else datetime.now(UTC),
         call_id=call.id,
@@ -636,9 +639,10 @@ def _recorded(tool: AnyTool, call: ToolCall) -> ToolCall:
     return ToolCall(id=call.id, name=call.name, arguments=masked(call.arguments, names))
 
 
-def _masked(tool: AnyTool | None, arguments: RawArguments) -> RawArguments:
+def _masked(tool: AnyTool, arguments: RawArguments) -> RawArguments:
     """`arguments` with the tool's declared secrets masked (`_recorded`)."""
-    return arguments if tool is None else masked(arguments, tool.parameters.secret_names)
+    shown: RawArguments = masked(arguments, tool.parameters.secret_names)
+    return shown
 
 
 def _tell_of_registrations(registry: ToolRegistry, executor: Executor) -> None:
