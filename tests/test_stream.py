@@ -274,9 +274,14 @@ async def test_updates_sees_what_happens_before_its_first_read() -> None:
     assert seen == ["running", "completed"]
 
 
-def test_lines_made_without_a_second_redaction_equal_public_ones() -> None:
-    """The handler's own constructor sets every field a `ProgressUpdate` has."""
-    from toolrail.recording.stream import _clean_update
+def test_a_line_made_when_read_is_the_same_value_as_a_public_one() -> None:
+    """The handler's lines make their text when first read, once; in every other way they
+    are the same immutable value as `ProgressUpdate(...)`: every field, equality, hash,
+    repr, pickling, and no assignment."""
+    import pickle
+    from dataclasses import FrozenInstanceError
+
+    from toolrail.recording.stream import _line
 
     fields = {
         "progress": 1.0,
@@ -288,9 +293,56 @@ def test_lines_made_without_a_second_redaction_equal_public_ones() -> None:
         "at": NOW,
         "health": None,
     }
-    made = _clean_update(call_id="c", tool="t", agent="a", status="failed", text="✖ t", **fields)
+    renders: list[str] = []
+
+    def render() -> str:
+        renders.append("✖ t")
+        return "✖ t"
+
+    made = _line(_render=render, call_id="c", tool="t", agent="a", status="failed", **fields)
     public = ProgressUpdate(call_id="c", tool="t", agent="a", status="failed", text="✖ t", **fields)  # type: ignore[arg-type]
+    assert renders == []  # nothing made until read
     assert made == public
+    assert (hash(made), repr(made)) == (hash(public), repr(public))
+    assert made.text == "✖ t"
+    assert renders == ["✖ t"]  # made once
+    assert pickle.loads(pickle.dumps(made)) == public
+    with pytest.raises(FrozenInstanceError):
+        made.status = "completed"  # type: ignore[misc]
+    assert (
+        ProgressUpdate(
+            call_id="c", tool="t", agent="a", status="running", text="password=hunter2"
+        ).text
+        == "password=[REDACTED]"
+    )
+
+
+def test_a_line_is_made_from_the_event_it_answers_even_when_read_late() -> None:
+    """Reading a call's lines after it ended, after later calls reused its id, gives the
+    texts of that call's own events."""
+    handler, updates = collect()
+    for n, path in enumerate(["a.py", "b.py"]):
+        ctx = ExecutionContext(agent="main")
+        outcome = ToolOutcome(
+            call=ToolCall(name="read_path", arguments={"path": path}, id="call_1"),
+            result=Success("ok"),
+            started_at=NOW,
+            duration_ms=float(n + 1),
+        )
+        handler(
+            ToolStarted(
+                call_id="call_1", tool="read_path", context=ctx, arguments={"path": path}, at=NOW
+            )
+        )
+        handler(
+            ToolCompleted(call_id="call_1", tool="read_path", context=ctx, outcome=outcome, at=NOW)
+        )
+    assert [u.text for u in updates] == [
+        "📖 Reading a.py",
+        "✔ 📖 Reading a.py (1 ms)",
+        "📖 Reading b.py",
+        "✔ 📖 Reading b.py (2 ms)",
+    ]
 
 
 def test_every_line_of_a_call_is_redacted_once_and_whole() -> None:

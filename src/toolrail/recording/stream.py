@@ -11,16 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, assert_never
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from returns.result import Failure, Success
 
 from toolrail._diagnostics import get_logger
 from toolrail.core._slots import constructor
+from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ToolError
@@ -50,7 +51,12 @@ Terminator = Literal["complete", "end_conversation"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProgressUpdate:
-    """The current line for one call; a UI replaces the call's previous line with `text`."""
+    """The current line for one call; a UI replaces the call's previous line with `text`.
+
+    `text` is redacted by construction: no line a UI shows can carry a secret from
+    arguments or errors. The handler's own lines make their text (describe the call,
+    redact it) when it is first read, not when the event arrives: a UI drawing at its own
+    pace pays for the lines it draws, and a tool call pays for none."""
 
     call_id: str
     tool: str
@@ -67,19 +73,34 @@ class ProgressUpdate:
     at: datetime | None = None
     health: Health | None = None
     """On finished lines, when the handler was given a health tracker: the tool's recent record."""
+    _render: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+    """A handler's line: makes `text`, once, at its first read (then let go)."""
 
     def __post_init__(self) -> None:
         # by construction: no line a UI shows can carry a secret from arguments or errors
         object.__setattr__(self, "text", redact_text(self.text))
+
+    if not TYPE_CHECKING:  # to a type checker, `text` is a plain field
+
+        def __getattr__(self, name: str) -> str:
+            """Reached only when a slot is empty: a handler's line's text, not made yet."""
+            render = self._render if name == "text" else None
+            if render is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            text = render()  # a benign race: two readers make the same text
+            _set_text(self, text)
+            _set_render(self, None)  # what it read (events, the start line) is let go
+            return text
 
     @property
     def finished(self) -> bool:
         return self.status in ("completed", "failed")
 
 
-_clean_update: Callable[..., ProgressUpdate] = constructor(ProgressUpdate)
-"""A `ProgressUpdate` whose `text` is redacted already, made without redacting it again
-(the handler redacts each text it makes once); every other way to make one redacts."""
+_set_text = ProgressUpdate.__dict__["text"].__set__
+_set_render = ProgressUpdate.__dict__["_render"].__set__
+_line: Callable[..., ProgressUpdate] = constructor(ProgressUpdate, unset=("text",))
+"""One of the handler's lines: `_render` makes its redacted text when it is first read."""
 
 
 UpdateCallback = Callable[[ProgressUpdate], None]
@@ -100,12 +121,16 @@ class ToolStreamHandler:
         self._queues: list[asyncio.Queue[ProgressUpdate | None]] = []
         self._queue_size = queue_size
         self._active: dict[str, ProgressUpdate] = {}
-        self._finished: OrderedDict[str, weakref.ref[ExecutionContext]] = OrderedDict()
+        self._finished: dict[str, weakref.ref[ExecutionContext]] = {}  # oldest first
         self._health = health
 
     def __call__(self, event: ToolEvent) -> None:
-        for update in self._updates_for(event):
-            self._publish(update)
+        # by the event's exact type: a chain of isinstance checks (a `match`) on every
+        # event would cost a tool call more than the rest of this
+        take = _TAKES.get(type(event))
+        if take is None:
+            take = _take_by_kind(event)
+        take(self, event)
 
     def on_update(self, callback: UpdateCallback) -> None:
         """Call `callback` with every update, synchronously, as events arrive."""
@@ -140,92 +165,61 @@ class ToolStreamHandler:
 
     # --- events → updates --------------------------------------------------------------
 
-    def _updates_for(self, event: ToolEvent) -> list[ProgressUpdate]:
-        match event:  # the cases of every call first: each class pattern is an isinstance
-            case ToolStarted():
-                current = self._active.get(event.call_id)
-                if self._ended(event) or (current and current.status == "running"):
-                    return []
-                text = event.description or describe_call(
-                    event.tool, event.arguments, read_only=event.read_only, source=event.source
-                )
-                return [
-                    self._begin(event.call_id, event.tool, event.agent, "running", text, event.at)
-                ]
-            case ToolCompleted() | ToolFailed():
-                if self._ended(event):
-                    return []
-                started = self._ensure_started(event)
-                timed_out = isinstance(event, ToolFailed) and event.timed_out
-                health = self._health.health(event.tool) if self._health is not None else None
-                return [*started, self._end(event, timed_out, health)]
-            case ToolProgress():
-                if self._ended(event):
-                    return []
-                started = self._ensure_started(event)
-                base = self._active[event.call_id]
-                update = _clean_update(
-                    call_id=base.call_id,
-                    tool=base.tool,
-                    agent=base.agent,
-                    status=base.status,
-                    text=redact_text(_with_progress(base.text, event)),  # its message is new
-                    progress=event.progress,
-                    total=event.total,
-                    at=event.at,
-                    health=base.health,
-                )
-                self._active[event.call_id] = _clean_update(
-                    call_id=base.call_id,
-                    tool=base.tool,
-                    agent=base.agent,
-                    status=base.status,
-                    text=base.text,
-                    progress=event.progress,
-                    total=event.total,
-                    at=event.at,
-                    health=base.health,
-                )
-                return [*started, update]
-            case ToolCallRequested():
-                if event.call_id in self._active or self._ended(event):
-                    return []
-                tool = shown_tool(event)  # the model is still writing it: untrusted text
-                text = f"💭 Preparing {tool}"
-                return [self._begin(event.call_id, tool, event.agent, "requested", text, event.at)]
-            case (
-                ToolRegistered()
-                | ToolUnregistered()
-                | ToolDefinitionChanged()
-                | McpServerStateChanged()
-                | CircuitStateChanged()
-            ):
-                return []
-            case _:
-                assert_never(event)
+    def _started(self, event: ToolStarted) -> None:
+        current = self._active.get(event.call_id)
+        if self._ended(event) or (current and current.status == "running"):
+            return
+        render = partial(_started_text, event)
+        self._begin(event.call_id, event.tool, event.agent, "running", render, event.at)
+
+    def _finished_call(self, event: ToolCompleted | ToolFailed) -> None:
+        if self._ended(event):
+            return
+        self._ensure_started(event)
+        timed_out = type(event) is ToolFailed and event.timed_out
+        health = self._health.health(event.tool) if self._health is not None else None
+        self._publish(self._end(event, timed_out, health))
+
+    def _progressed(self, event: ToolProgress) -> None:
+        if self._ended(event):
+            return
+        self._ensure_started(event)
+        base = self._active[event.call_id]
+        self._active[event.call_id] = _progressed(base, event, partial(_text_of, base))
+        self._publish(_progressed(base, event, partial(_progress_text, base, event)))
+
+    def _requested(self, event: ToolCallRequested) -> None:
+        if event.call_id in self._active or self._ended(event):
+            return
+        tool = shown_tool(event)  # the model is still writing it: untrusted text
+        render = partial(redact_text, f"💭 Preparing {tool}")
+        self._begin(event.call_id, tool, event.agent, "requested", render, event.at)
 
     def _begin(
-        self, call_id: str, tool: str, agent: str, status: Status, text: str, at: datetime
-    ) -> ProgressUpdate:
-        """The first line of a call: its text is redacted here, once; later lines of the
-        call build on it."""
-        update = _clean_update(
-            call_id=call_id, tool=tool, agent=agent, status=status, text=redact_text(text), at=at
+        self,
+        call_id: str,
+        tool: str,
+        agent: str,
+        status: Status,
+        render: Callable[[], str],
+        at: datetime,
+    ) -> None:
+        """The first line of a call; later lines of the call build on its text."""
+        update = _line(
+            _render=render, call_id=call_id, tool=tool, agent=agent, status=status, at=at
         )
         self._active[call_id] = update
-        return update
+        self._publish(update)
 
-    def _ensure_started(
-        self, event: ToolCompleted | ToolFailed | ToolProgress
-    ) -> list[ProgressUpdate]:
+    def _ensure_started(self, event: ToolCompleted | ToolFailed | ToolProgress) -> None:
         """A call we never saw start gets its start reconstructed from what we know now."""
         current = self._active.get(event.call_id)
         if current is not None and current.status == "running":
-            return []
+            return
         tool = shown_tool(event)  # a name no tool answers to is the model's text
         arguments = None if isinstance(event, ToolProgress) else event.outcome.call.arguments
-        text = describe_call(tool, arguments)
-        return [self._begin(event.call_id, tool, event.agent, "running", text, event.at)]
+        render = partial(_reconstructed_text, tool, arguments)
+        self._begin(event.call_id, tool, event.agent, "running", render, event.at)
 
     def _ended(
         self, event: ToolStarted | ToolCompleted | ToolFailed | ToolProgress | ToolCallRequested
@@ -249,10 +243,7 @@ class ToolStreamHandler:
         # weakly: once no event holds the context, no late news of the call can come
         self._finished[event.call_id] = weakref.ref(event.context)
         if len(self._finished) > _SEEN_LIMIT:
-            self._finished.popitem(last=False)
-        seconds = _duration(outcome.duration_ms)
-        if outcome.attempts > 1:
-            seconds = f"{outcome.attempts} attempts, {seconds}"
+            del self._finished[next(iter(self._finished))]
         status: Status = "completed"
         terminator: Terminator | None = None
         error_kind: str | None = None
@@ -262,27 +253,20 @@ class ToolStreamHandler:
         if type(result) is Success:
             value = result.unwrap()
             if isinstance(value, Complete):
-                text, terminator = f"✅ Completed: {_first_line(value.summary)}", "complete"
-                text = redact_text(hidden_of(outcome).without(text))
+                terminator = "complete"
             elif isinstance(value, EndConversation):
-                text = f"🏁 Conversation ended: {_first_line(value.reason)}"
-                text = redact_text(hidden_of(outcome).without(text))
                 terminator = "end_conversation"
-            else:  # only the redacted start line and our own figures: nothing new to redact
-                text = f"✔ {begun.text} ({seconds})"
         elif type(result) is Failure:
             error: ToolError = result.failure()
             status, error_kind = "failed", error.kind
-            # redacted whole: the error's text may be what completes a secret in the line
-            text = redact_text(f"✖ {begun.text} — {describe_error(error)} ({seconds})")
         else:
-            status, text = "failed", f"✖ {begun.text}"
-        return _clean_update(
+            status = "failed"
+        return _line(
+            _render=partial(_finished_text, begun, outcome),
             call_id=begun.call_id,
             tool=begun.tool,
             agent=begun.agent,
             status=status,
-            text=text,
             progress=begun.progress,
             total=begun.total,
             duration_ms=outcome.duration_ms,
@@ -303,6 +287,40 @@ class ToolStreamHandler:
             _put(queue, update, force=update.finished)
 
 
+_Take = Callable[[ToolStreamHandler, Any], None]
+_TAKES: dict[type, _Take] = {}
+
+
+def _take_by_kind(event: ToolEvent) -> _Take:
+    """How an event of `event`'s type is taken: found by its kind once a type."""
+    take: _Take
+    match event:
+        case ToolStarted():
+            take = ToolStreamHandler._started
+        case ToolCompleted() | ToolFailed():
+            take = ToolStreamHandler._finished_call
+        case ToolProgress():
+            take = ToolStreamHandler._progressed
+        case ToolCallRequested():
+            take = ToolStreamHandler._requested
+        case (
+            ToolRegistered()
+            | ToolUnregistered()
+            | ToolDefinitionChanged()
+            | McpServerStateChanged()
+            | CircuitStateChanged()
+        ):
+            take = _ignore
+        case _:
+            assert_never(event)
+    _TAKES[type(event)] = take
+    return take
+
+
+def _ignore(handler: ToolStreamHandler, event: ToolEvent) -> None:
+    """No line: the event is about tools or servers, not a call."""
+
+
 def _put(
     queue: asyncio.Queue[ProgressUpdate | None], item: ProgressUpdate | None, *, force: bool
 ) -> None:
@@ -313,6 +331,68 @@ def _put(
         with contextlib.suppress(asyncio.QueueEmpty):
             queue.get_nowait()
     queue.put_nowait(item)
+
+
+# --- the texts, made when a line is first read -------------------------------------------
+
+
+def _started_text(event: ToolStarted) -> str:
+    return redact_text(
+        event.description
+        or describe_call(
+            event.tool, event.arguments, read_only=event.read_only, source=event.source
+        )
+    )
+
+
+def _reconstructed_text(tool: str, arguments: RawArguments) -> str:
+    return redact_text(describe_call(tool, arguments))
+
+
+def _progress_text(base: ProgressUpdate, event: ToolProgress) -> str:
+    return redact_text(_with_progress(base.text, event))  # its message is new
+
+
+def _progressed(
+    base: ProgressUpdate, event: ToolProgress, render: Callable[[], str]
+) -> ProgressUpdate:
+    return _line(
+        _render=render,
+        call_id=base.call_id,
+        tool=base.tool,
+        agent=base.agent,
+        status=base.status,
+        progress=event.progress,
+        total=event.total,
+        at=event.at,
+        health=base.health,
+    )
+
+
+def _text_of(update: ProgressUpdate) -> str:
+    return update.text
+
+
+def _finished_text(begun: ProgressUpdate, outcome: ToolOutcome) -> str:
+    seconds = _duration(outcome.duration_ms)
+    if outcome.attempts > 1:
+        seconds = f"{outcome.attempts} attempts, {seconds}"
+    result = outcome.result
+    if type(result) is Success:
+        value = result.unwrap()
+        if isinstance(value, Complete):
+            text = f"✅ Completed: {_first_line(value.summary)}"
+            return redact_text(hidden_of(outcome).without(text))
+        if isinstance(value, EndConversation):
+            text = f"🏁 Conversation ended: {_first_line(value.reason)}"
+            return redact_text(hidden_of(outcome).without(text))
+        # only the redacted start line and our own figures: nothing new to redact
+        return f"✔ {begun.text} ({seconds})"
+    if type(result) is Failure:
+        error: ToolError = result.failure()
+        # redacted whole: the error's text may be what completes a secret in the line
+        return redact_text(f"✖ {begun.text} — {describe_error(error)} ({seconds})")
+    return f"✖ {begun.text}"
 
 
 def _with_progress(text: str, event: ToolProgress) -> str:
