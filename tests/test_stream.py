@@ -470,3 +470,60 @@ def test_late_news_of_an_ended_call_is_still_dropped() -> None:
     handler(ToolProgress(call_id="c", tool="read_path", context=ctx, progress=1, total=2))
     handler(ToolCompleted(call_id="c", tool="read_path", context=ctx, outcome=done))
     assert [u.status for u in updates] == ["running", "completed"]
+
+
+def test_the_terminal_view_makes_a_running_line_only_when_a_frame_shows_it() -> None:
+    """`LiveProgress` keeps the latest line of each running call and draws them at its
+    refresh (progress superseded between frames is never made); finished lines are printed
+    above, redacted."""
+    import io
+
+    from rich.console import Console
+
+    from toolrail.recording.ui import LiveProgress
+
+    out = io.StringIO()
+    handler, published = collect()
+    view = LiveProgress(handler, console=Console(file=out, force_terminal=True, width=120))
+    for n in range(3):
+        call_id = f"c{n}"
+        ctx = CTX.for_call(call_id)
+        args = {"path": f"f{n}.py"}
+        handler(ToolStarted(call_id=call_id, tool="read_path", context=ctx, arguments=args, at=NOW))
+    ctx = CTX.for_call("c0")
+    for step in range(100):
+        handler(
+            ToolProgress(
+                call_id="c0", tool="read_path", context=ctx, progress=step, total=100, at=NOW
+            )
+        )
+    frame = view._render()
+    assert [str(line) for line in frame.renderables] == [
+        "  ⠿ 📖 Reading f0.py [99%]",
+        "  ⠿ 📖 Reading f1.py",
+        "  ⠿ 📖 Reading f2.py",
+    ]
+    made = [update.call_id for update in published if update._render is None]
+    assert len(published) == 103
+    assert made == ["c0", "c1", "c2", "c0"]  # the starts and c0's last line, not 99 others
+    args = {"path": "f1.py", "password": "hunter2"}
+    failed = outcome(
+        "c1", "read_path", Failure(ExecutionFailed(message="password=hunter2 refused")), args
+    )
+    handler(
+        ToolFailed(
+            call_id="c1",
+            tool="read_path",
+            context=CTX.for_call("c1"),
+            outcome=failed,
+            error=failed.result.failure(),
+            at=NOW,
+        )
+    )
+    shown = out.getvalue()
+    assert "✖ 📖 Reading f1.py" in shown
+    assert "hunter2" not in shown
+    assert [str(line) for line in view._render().renderables] == [
+        "  ⠿ 📖 Reading f0.py [99%]",
+        "  ⠿ 📖 Reading f2.py",
+    ]

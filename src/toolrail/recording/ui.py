@@ -1,7 +1,8 @@
 """A terminal renderer for `ToolStreamHandler` (needs the `ui` extra: rich).
 
-Running calls are live lines at the bottom, redrawn as progress arrives; a finished call's
-line is printed above them for good. Parallel calls each get their own line.
+Running calls are live lines at the bottom, redrawn a dozen times a second (a line's text
+is made only when a frame shows it); a finished call's line is printed above them for good.
+Parallel calls each get their own line.
 """
 
 from __future__ import annotations
@@ -28,8 +29,13 @@ class LiveProgress:
     def __init__(self, handler: ToolStreamHandler, *, console: Console | None = None) -> None:
         self.handler = handler
         self.console = console or Console()
-        self._live = Live(console=self.console, refresh_per_second=12, transient=True)
         self._progress: dict[str, ProgressUpdate] = {}
+        self._live = Live(
+            console=self.console,
+            refresh_per_second=12,
+            transient=True,
+            get_renderable=self._render,  # on the refresh thread, at its pace
+        )
         handler.on_update(self._show)
 
     def __enter__(self) -> LiveProgress:
@@ -53,9 +59,7 @@ class LiveProgress:
             self._live.console.print(line)
         else:
             self._progress[update.call_id] = update
-        self._live.update(self._render())
 
     def _render(self) -> Group:
-        return Group(
-            *(Text(f"  ⠿ {u.text}", style=_STYLES[u.status]) for u in self._progress.values())
-        )
+        running = tuple(self._progress.values())  # one step under the GIL: a snapshot
+        return Group(*(Text(f"  ⠿ {u.text}", style=_STYLES[u.status]) for u in running))
