@@ -281,7 +281,7 @@ def test_a_line_made_when_read_is_the_same_value_as_a_public_one() -> None:
     import pickle
     from dataclasses import FrozenInstanceError
 
-    from toolrail.recording.stream import _line
+    from toolrail.recording.stream import _last_line, _line
 
     fields = {
         "progress": 1.0,
@@ -299,7 +299,25 @@ def test_a_line_made_when_read_is_the_same_value_as_a_public_one() -> None:
         renders.append("✖ t")
         return "✖ t"
 
-    made = _line(_render=render, call_id="c", tool="t", agent="a", status="failed", **fields)
+    made = _last_line(
+        _line(
+            lambda: "✖",
+            call_id="c",
+            tool="t",
+            agent="a",
+            status="running",
+            at=NOW,
+            progress=1.0,
+            total=2.0,
+        ),
+        render,
+        status="failed",
+        duration_ms=3.0,
+        error_kind="timed_out",
+        timed_out=True,
+        terminator="complete",
+        health=None,
+    )
     public = ProgressUpdate(call_id="c", tool="t", agent="a", status="failed", text="✖ t", **fields)  # type: ignore[arg-type]
     assert renders == []  # nothing made until read
     assert made == public

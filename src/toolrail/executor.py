@@ -382,8 +382,7 @@ class Executor:
                         if progress is not None:
                             progress.hides(recorded.arguments, asked)
                     if self.sinks.sinks:
-                        shown = admission._replace(call=recorded, asked=asked)
-                        self.sinks.emit(_started(shown, ctx, running_at))
+                        self.sinks.emit(_started(tool, recorded, args, asked, ctx, running_at))
                     # breaker ▸ retry ▸ health around the deadline: `Resilience.run`, inline
                     # (this is every call's path) unless a subclass has its own
                     resilience = self.resilience
@@ -613,10 +612,17 @@ def _gated(checked: Admitted, passed: Result[object | None, ToolError]) -> Admit
     return Admitted(checked.tool, edited, ran, asked=call.arguments)
 
 
-def _started(admitted: Admitted, ctx: ExecutionContext[Any], at: datetime | None) -> ToolStarted:
-    """The started event; `at`, the call's start when nothing waited since (the gates take
-    microseconds: the call's own timestamp spares reading the clock again)."""
-    tool, call, args, asked = admitted  # the call as recorded (`_recorded`)
+def _started(
+    tool: AnyTool,
+    call: ToolCall,
+    args: object,
+    asked: RawArguments,
+    ctx: ExecutionContext[Any],
+    at: datetime | None,
+) -> ToolStarted:
+    """The started event of `call` as recorded (`_recorded`), run with `args`; `at`, the
+    call's start when nothing waited since (the gates take microseconds: the call's own
+    timestamp spares reading the clock again)."""
     return make_started(
         at=at if at is not None else datetime.now(UTC),
         call_id=call.id,

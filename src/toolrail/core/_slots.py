@@ -38,25 +38,17 @@ def fast_init(cls: type[T]) -> type[T]:
     return cls
 
 
-def constructor(cls: type[T], *, unset: tuple[str, ...] = ()) -> Callable[..., T]:
+def constructor(cls: type[T]) -> Callable[..., T]:
     """A function making instances of the dataclass `cls` (frozen, slots, keyword-only
     fields) as `cls(...)` does — the same keyword parameters, defaults and factories — but
     without calling the class, and without `__post_init__`: for a caller on a hot path, or
-    one that has done that work already. The fields in `unset` are neither parameters nor
-    set: the class fills them itself when first read (the stream handler's line texts)."""
-    made: Callable[..., T] = _slot_setting(
-        cls, "make", "", "    self = _new(_cls)\n", "    return self", unset
-    )
-    return made
+    one that has done that work already (the stream handler redacts each line's text once,
+    where it is made)."""
+    return _slot_setting(cls, "make", "", "    self = _new(_cls)\n", "    return self")
 
 
 def _slot_setting(
-    cls: type[T],
-    name: str,
-    first: str,
-    prologue: str,
-    epilogue: str = "",
-    unset: tuple[str, ...] = (),
+    cls: type[T], name: str, first: str, prologue: str, epilogue: str = ""
 ) -> Callable[..., Any]:
     """A function `name(first*, <the fields>)` that sets each field's slot, with the
     dataclass's defaults and factories (made as dataclasses itself makes `__init__`)."""
@@ -66,8 +58,6 @@ def _slot_setting(
     namespace: dict[str, Any] = {"_missing": _Factory(), "_new": object.__new__, "_cls": cls}
     signature, body = [], []
     for field in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if field.name in unset:
-            continue
         if not field.init or not field.kw_only:
             raise TypeError(f"needs keyword-only init fields: {cls}.{field.name}")
         field_name = field.name

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never
 from returns.result import Failure, Success
 
 from toolrail._diagnostics import get_logger
-from toolrail.core._slots import constructor
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
@@ -49,7 +48,7 @@ Status = Literal["requested", "running", "completed", "failed"]
 Terminator = Literal["complete", "end_conversation"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)  # not slots: the handler fills a line's dict at once
 class ProgressUpdate:
     """The current line for one call; a UI replaces the call's previous line with `text`.
 
@@ -83,13 +82,14 @@ class ProgressUpdate:
     if not TYPE_CHECKING:  # to a type checker, `text` is a plain field
 
         def __getattr__(self, name: str) -> str:
-            """Reached only when a slot is empty: a handler's line's text, not made yet."""
+            """Reached only for a name not set: a handler's line's text, not made yet."""
             render = self._render if name == "text" else None
             if render is None:
                 raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
             text = render()  # a benign race: two readers make the same text
-            _set_text(self, text)
-            _set_render(self, None)  # what it read (events, the start line) is let go
+            fields = self.__dict__
+            fields["text"] = text
+            fields["_render"] = None  # what it read (events, the start line) is let go
             return text
 
     @property
@@ -97,10 +97,72 @@ class ProgressUpdate:
         return self.status in ("completed", "failed")
 
 
-_set_text = ProgressUpdate.__dict__["text"].__set__
-_set_render = ProgressUpdate.__dict__["_render"].__set__
-_line: Callable[..., ProgressUpdate] = constructor(ProgressUpdate, unset=("text",))
-"""One of the handler's lines: `_render` makes its redacted text when it is first read."""
+def _line(
+    render: Callable[[], str],
+    *,
+    call_id: str,
+    tool: str,
+    agent: str,
+    status: Status,
+    at: datetime | None,
+    progress: float | None = None,
+    total: float | None = None,
+    health: Health | None = None,
+) -> ProgressUpdate:
+    """One of the handler's lines (a start, progress): `render` makes its redacted text
+    when it is first read."""
+    update = _new(ProgressUpdate)
+    _set(
+        update,
+        "__dict__",
+        {
+            "call_id": call_id,
+            "tool": tool,
+            "agent": agent,
+            "status": status,
+            "progress": progress,
+            "total": total,
+            "duration_ms": None,
+            "error_kind": None,
+            "timed_out": False,
+            "terminator": None,
+            "at": at,
+            "health": health,
+            "_render": render,
+        },
+    )
+    return update
+
+
+def _last_line(
+    begun: ProgressUpdate,
+    render: Callable[[], str],
+    *,
+    status: Status,
+    duration_ms: float,
+    error_kind: str | None,
+    timed_out: bool,
+    terminator: Terminator | None,
+    health: Health | None,
+) -> ProgressUpdate:
+    """A call's final line: its first line's fields and how it ended."""
+    fields = begun.__dict__.copy()
+    fields.pop("text", None)  # `render` makes this line's own
+    fields["status"] = status
+    fields["duration_ms"] = duration_ms
+    fields["error_kind"] = error_kind
+    fields["timed_out"] = timed_out
+    fields["terminator"] = terminator
+    if health is not None:
+        fields["health"] = health
+    fields["_render"] = render
+    update = _new(ProgressUpdate)
+    _set(update, "__dict__", fields)
+    return update
+
+
+_new = object.__new__
+_set = object.__setattr__
 
 
 UpdateCallback = Callable[[ProgressUpdate], None]
@@ -205,9 +267,7 @@ class ToolStreamHandler:
         at: datetime,
     ) -> None:
         """The first line of a call; later lines of the call build on its text."""
-        update = _line(
-            _render=render, call_id=call_id, tool=tool, agent=agent, status=status, at=at
-        )
+        update = _line(render, call_id=call_id, tool=tool, agent=agent, status=status, at=at)
         self._active[call_id] = update
         self._publish(update)
 
@@ -261,20 +321,15 @@ class ToolStreamHandler:
             status, error_kind = "failed", error.kind
         else:
             status = "failed"
-        return _line(
-            _render=partial(_finished_text, begun, outcome),
-            call_id=begun.call_id,
-            tool=begun.tool,
-            agent=begun.agent,
+        return _last_line(
+            begun,
+            partial(_finished_text, begun, outcome),
             status=status,
-            progress=begun.progress,
-            total=begun.total,
             duration_ms=outcome.duration_ms,
             error_kind=error_kind,
             timed_out=timed_out,
             terminator=terminator,
-            at=begun.at,
-            health=health if health is not None else begun.health,
+            health=health,
         )
 
     def _publish(self, update: ProgressUpdate) -> None:
@@ -357,7 +412,7 @@ def _progressed(
     base: ProgressUpdate, event: ToolProgress, render: Callable[[], str]
 ) -> ProgressUpdate:
     return _line(
-        _render=render,
+        render,
         call_id=base.call_id,
         tool=base.tool,
         agent=base.agent,
