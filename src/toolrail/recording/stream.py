@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import weakref
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, assert_never
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never
 from returns.result import Failure, Success
 
 from toolrail._diagnostics import get_logger
-from toolrail.core.call import RawArguments, ToolOutcome
+from toolrail.core.call import RawArguments
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ToolError
@@ -54,8 +54,10 @@ class ProgressUpdate:
 
     `text` is redacted by construction: no line a UI shows can carry a secret from
     arguments or errors. The handler's own lines make their text (describe the call,
-    redact it) when it is first read, not when the event arrives: a UI drawing at its own
-    pace pays for the lines it draws, and a tool call pays for none."""
+    redact it) when it is first read, not when the event arrives, so a UI drawing at its
+    own pace pays for the lines it draws and a tool call pays for none. They make it from
+    what was fixed when the event arrived (JSON text, numbers, a frozen error), never from
+    something a caller may still change; reading it never raises."""
 
     call_id: str
     tool: str
@@ -72,8 +74,6 @@ class ProgressUpdate:
     at: datetime | None = None
     health: Health | None = None
     """On finished lines, when the handler was given a health tracker: the tool's recent record."""
-    _render: Callable[[], str] | None = field(default=None, repr=False, compare=False)
-    """A handler's line: makes `text`, once, at its first read (then let go)."""
 
     def __post_init__(self) -> None:
         # by construction: no line a UI shows can carry a secret from arguments or errors
@@ -82,23 +82,46 @@ class ProgressUpdate:
     if not TYPE_CHECKING:  # to a type checker, `text` is a plain field
 
         def __getattr__(self, name: str) -> str:
-            """Reached only for a name not set: a handler's line's text, not made yet."""
-            render = self._render if name == "text" else None
-            if render is None:
-                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            text = render()  # a benign race: two readers make the same text
+            """Reached only for a name not set: the text of a handler's line, not made yet."""
             fields = self.__dict__
-            fields["text"] = text
-            fields["_render"] = None  # what it read (events, the start line) is let go
+            render = fields.get("_render") if name == "text" else None
+            if render is None:
+                if name == "text" and "text" in fields:  # another thread made it just now
+                    return fields["text"]
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            text = _made(render, self.tool)
+            fields["text"] = text  # first, then let go of what made it: see above
+            fields["_render"] = None
             return text
+
+    def __reduce__(self) -> tuple[Callable[..., ProgressUpdate], tuple[object, ...]]:
+        """Copies and pickles hold the text, never what makes it."""
+        return _rebuilt, tuple(getattr(self, field.name) for field in fields(self))
 
     @property
     def finished(self) -> bool:
         return self.status in ("completed", "failed")
 
 
+def _rebuilt(*values: object) -> ProgressUpdate:
+    names = (field.name for field in fields(ProgressUpdate))
+    return ProgressUpdate(**dict(zip(names, values, strict=True)))  # type: ignore[arg-type]
+
+
+Render = Callable[[], str]
+"""Makes a line's redacted text, from values that cannot change."""
+
+
+def _made(render: Render, tool: str) -> str:
+    try:
+        return render()
+    except Exception:  # a bug of ours: the line still reads as something, safely
+        log.exception("progress text failed", tool=tool)
+        return redact_text(f"⚙️ {tool}")
+
+
 def _line(
-    render: Callable[[], str],
+    text: Render | str,
     *,
     call_id: str,
     tool: str,
@@ -109,34 +132,33 @@ def _line(
     total: float | None = None,
     health: Health | None = None,
 ) -> ProgressUpdate:
-    """One of the handler's lines (a start, progress): `render` makes its redacted text
-    when it is first read."""
+    """One of the handler's lines (a start, progress): `text` made now (redacted) or when
+    first read."""
+    fields = {
+        "call_id": call_id,
+        "tool": tool,
+        "agent": agent,
+        "status": status,
+        "progress": progress,
+        "total": total,
+        "duration_ms": None,
+        "error_kind": None,
+        "timed_out": False,
+        "terminator": None,
+        "at": at,
+        "health": health,
+        "_render": text,
+    }
+    if type(text) is str:
+        fields["text"], fields["_render"] = text, None
     update = _new(ProgressUpdate)
-    _set(
-        update,
-        "__dict__",
-        {
-            "call_id": call_id,
-            "tool": tool,
-            "agent": agent,
-            "status": status,
-            "progress": progress,
-            "total": total,
-            "duration_ms": None,
-            "error_kind": None,
-            "timed_out": False,
-            "terminator": None,
-            "at": at,
-            "health": health,
-            "_render": render,
-        },
-    )
+    _set(update, "__dict__", fields)
     return update
 
 
 def _last_line(
-    begun: ProgressUpdate,
-    render: Callable[[], str],
+    latest: ProgressUpdate,
+    text: Render | str,
     *,
     status: Status,
     duration_ms: float,
@@ -145,9 +167,9 @@ def _last_line(
     terminator: Terminator | None,
     health: Health | None,
 ) -> ProgressUpdate:
-    """A call's final line: its first line's fields and how it ended."""
-    fields = begun.__dict__.copy()
-    fields.pop("text", None)  # `render` makes this line's own
+    """A call's final line: its latest line's fields and how it ended; `text` made now
+    (redacted) or when first read."""
+    fields = latest.__dict__.copy()
     fields["status"] = status
     fields["duration_ms"] = duration_ms
     fields["error_kind"] = error_kind
@@ -155,7 +177,11 @@ def _last_line(
     fields["terminator"] = terminator
     if health is not None:
         fields["health"] = health
-    fields["_render"] = render
+    if type(text) is str:
+        fields["text"], fields["_render"] = text, None
+    else:
+        fields.pop("text", None)
+        fields["_render"] = text
     update = _new(ProgressUpdate)
     _set(update, "__dict__", fields)
     return update
@@ -182,7 +208,8 @@ class ToolStreamHandler:
         self._callbacks: list[UpdateCallback] = [on_update] if on_update else []
         self._queues: list[asyncio.Queue[ProgressUpdate | None]] = []
         self._queue_size = queue_size
-        self._active: dict[str, ProgressUpdate] = {}
+        self._active: dict[str, ProgressUpdate] = {}  # each running call's latest line
+        self._first: dict[str, ProgressUpdate] = {}  # and its first
         self._finished: dict[str, weakref.ref[ExecutionContext]] = {}  # oldest first
         self._health = health
 
@@ -231,14 +258,18 @@ class ToolStreamHandler:
         current = self._active.get(event.call_id)
         if self._ended(event) or (current and current.status == "running"):
             return
-        render = partial(_started_text, event)
+        render = (
+            partial(redact_text, event.description)
+            if event.description
+            else _describing(event.tool, event.arguments, event.read_only, event.source)
+        )
         self._begin(event.call_id, event.tool, event.agent, "running", render, event.at)
 
     def _finished_call(self, event: ToolCompleted | ToolFailed) -> None:
         if self._ended(event):
             return
         self._ensure_started(event)
-        timed_out = type(event) is ToolFailed and event.timed_out
+        timed_out = isinstance(event, ToolFailed) and event.timed_out
         health = self._health.health(event.tool) if self._health is not None else None
         self._publish(self._end(event, timed_out, health))
 
@@ -246,9 +277,13 @@ class ToolStreamHandler:
         if self._ended(event):
             return
         self._ensure_started(event)
-        base = self._active[event.call_id]
-        self._active[event.call_id] = _progressed(base, event, partial(_text_of, base))
-        self._publish(_progressed(base, event, partial(_progress_text, base, event)))
+        call_id = event.call_id
+        first = self._first[call_id]
+        latest = self._active[call_id]
+        # the call's line stays its first line's text; this one adds the report to it
+        self._active[call_id] = _progressed(latest, event, partial(_text_of, first))
+        report = _with_progress(event)  # now: a tool may report any object
+        self._publish(_progressed(latest, event, partial(_progress_text, first, report)))
 
     def _requested(self, event: ToolCallRequested) -> None:
         if event.call_id in self._active or self._ended(event):
@@ -263,12 +298,12 @@ class ToolStreamHandler:
         tool: str,
         agent: str,
         status: Status,
-        render: Callable[[], str],
+        text: Render | str,
         at: datetime,
     ) -> None:
-        """The first line of a call; later lines of the call build on its text."""
-        update = _line(render, call_id=call_id, tool=tool, agent=agent, status=status, at=at)
-        self._active[call_id] = update
+        """The first line of a call; its later lines are made from its text."""
+        update = _line(text, call_id=call_id, tool=tool, agent=agent, status=status, at=at)
+        self._active[call_id] = self._first[call_id] = update
         self._publish(update)
 
     def _ensure_started(self, event: ToolCompleted | ToolFailed | ToolProgress) -> None:
@@ -278,7 +313,7 @@ class ToolStreamHandler:
             return
         tool = shown_tool(event)  # a name no tool answers to is the model's text
         arguments = None if isinstance(event, ToolProgress) else event.outcome.call.arguments
-        render = partial(_reconstructed_text, tool, arguments)
+        render = _describing(tool, arguments)
         self._begin(event.call_id, tool, event.agent, "running", render, event.at)
 
     def _ended(
@@ -299,7 +334,8 @@ class ToolStreamHandler:
         self, event: ToolCompleted | ToolFailed, timed_out: bool, health: Health | None
     ) -> ProgressUpdate:
         outcome = event.outcome
-        begun = self._active.pop(event.call_id)
+        latest = self._active.pop(event.call_id)
+        first = self._first.pop(event.call_id, latest)
         # weakly: once no event holds the context, no late news of the call can come
         self._finished[event.call_id] = weakref.ref(event.context)
         if len(self._finished) > _SEEN_LIMIT:
@@ -307,23 +343,30 @@ class ToolStreamHandler:
         status: Status = "completed"
         terminator: Terminator | None = None
         error_kind: str | None = None
+        text: Render | str
         result = outcome.result
         # `type(...) is`, not `match Success(...)`: Success and Failure are final classes
         # under an ABC, where each class pattern is a slow isinstance
         if type(result) is Success:
             value = result.unwrap()
-            if isinstance(value, Complete):
-                terminator = "complete"
+            if isinstance(value, Complete):  # made now: an output is anything a tool made
+                summary = f"✅ Completed: {_first_line(value.summary)}"
+                text, terminator = redact_text(hidden_of(outcome).without(summary)), "complete"
             elif isinstance(value, EndConversation):
+                reason = f"🏁 Conversation ended: {_first_line(value.reason)}"
+                text = redact_text(hidden_of(outcome).without(reason))
                 terminator = "end_conversation"
+            else:
+                text = partial(_done_text, first, outcome.duration_ms, outcome.attempts)
         elif type(result) is Failure:
             error: ToolError = result.failure()
             status, error_kind = "failed", error.kind
+            text = partial(_failed_text, first, error, outcome.duration_ms, outcome.attempts)
         else:
-            status = "failed"
+            status, text = "failed", partial(_unknown_end_text, first)
         return _last_line(
-            begun,
-            partial(_finished_text, begun, outcome),
+            latest,
+            text,
             status=status,
             duration_ms=outcome.duration_ms,
             error_kind=error_kind,
@@ -391,72 +434,69 @@ def _put(
 # --- the texts, made when a line is first read -------------------------------------------
 
 
-def _started_text(event: ToolStarted) -> str:
-    return redact_text(
-        event.description
-        or describe_call(
-            event.tool, event.arguments, read_only=event.read_only, source=event.source
-        )
-    )
+def _describing(
+    tool: str, arguments: RawArguments, read_only: bool = False, source: str = "local"
+) -> Render | str:
+    """The call's description: made when read from JSON text (which cannot change), now
+    from anything else (a caller may change its own dict after the call)."""
+    if arguments is None or type(arguments) is str:
+        return partial(_described, tool, arguments, read_only, source)
+    return redact_text(describe_call(tool, arguments, read_only=read_only, source=source))
 
 
-def _reconstructed_text(tool: str, arguments: RawArguments) -> str:
-    return redact_text(describe_call(tool, arguments))
-
-
-def _progress_text(base: ProgressUpdate, event: ToolProgress) -> str:
-    return redact_text(_with_progress(base.text, event))  # its message is new
-
-
-def _progressed(
-    base: ProgressUpdate, event: ToolProgress, render: Callable[[], str]
-) -> ProgressUpdate:
-    return _line(
-        render,
-        call_id=base.call_id,
-        tool=base.tool,
-        agent=base.agent,
-        status=base.status,
-        progress=event.progress,
-        total=event.total,
-        at=event.at,
-        health=base.health,
-    )
+def _described(tool: str, arguments: str | None, read_only: bool, source: str) -> str:
+    return redact_text(describe_call(tool, arguments, read_only=read_only, source=source))
 
 
 def _text_of(update: ProgressUpdate) -> str:
     return update.text
 
 
-def _finished_text(begun: ProgressUpdate, outcome: ToolOutcome) -> str:
-    seconds = _duration(outcome.duration_ms)
-    if outcome.attempts > 1:
-        seconds = f"{outcome.attempts} attempts, {seconds}"
-    result = outcome.result
-    if type(result) is Success:
-        value = result.unwrap()
-        if isinstance(value, Complete):
-            text = f"✅ Completed: {_first_line(value.summary)}"
-            return redact_text(hidden_of(outcome).without(text))
-        if isinstance(value, EndConversation):
-            text = f"🏁 Conversation ended: {_first_line(value.reason)}"
-            return redact_text(hidden_of(outcome).without(text))
-        # only the redacted start line and our own figures: nothing new to redact
-        return f"✔ {begun.text} ({seconds})"
-    if type(result) is Failure:
-        error: ToolError = result.failure()
-        # redacted whole: the error's text may be what completes a secret in the line
-        return redact_text(f"✖ {begun.text} — {describe_error(error)} ({seconds})")
-    return f"✖ {begun.text}"
+def _progress_text(first: ProgressUpdate, report: str) -> str:
+    return redact_text(first.text + report)  # the tool's message is new
 
 
-def _with_progress(text: str, event: ToolProgress) -> str:
+def _progressed(latest: ProgressUpdate, event: ToolProgress, render: Render) -> ProgressUpdate:
+    return _line(
+        render,
+        call_id=latest.call_id,
+        tool=latest.tool,
+        agent=latest.agent,
+        status=latest.status,
+        progress=event.progress,
+        total=event.total,
+        at=event.at,
+        health=latest.health,
+    )
+
+
+def _done_text(first: ProgressUpdate, duration_ms: float, attempts: int) -> str:
+    # only the redacted first line and our own figures: nothing new to redact
+    return f"✔ {first.text} ({_took(duration_ms, attempts)})"
+
+
+def _failed_text(first: ProgressUpdate, error: ToolError, duration_ms: float, attempts: int) -> str:
+    # redacted whole: the error's text may be what completes a secret in the line
+    took = _took(duration_ms, attempts)
+    return redact_text(f"✖ {first.text} — {describe_error(error)} ({took})")
+
+
+def _unknown_end_text(first: ProgressUpdate) -> str:
+    return f"✖ {first.text}"
+
+
+def _took(duration_ms: float, attempts: int) -> str:
+    seconds = _duration(duration_ms)
+    return f"{attempts} attempts, {seconds}" if attempts > 1 else seconds
+
+
+def _with_progress(event: ToolProgress) -> str:
     try:
         amount = f"{event.progress / event.total:.0%}" if event.total else f"{event.progress:g}"
     except (TypeError, ValueError):  # a tool reported something that is not a number
         amount = str(event.progress)
     detail = f" — {event.message}" if event.message else ""
-    return f"{text} [{amount}]{detail}"
+    return f" [{amount}]{detail}"
 
 
 def _duration(ms: float) -> str:
