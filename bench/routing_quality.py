@@ -110,7 +110,7 @@ def main() -> list[tuple[str, dict[str, float], dict[str, float]]]:
     router = Router(catalogue())
     single, double = single_queries(), two_tool_queries()
     lexical_double = evaluate(router_search(router), double)
-    rows = [("lexical (default)", evaluate(router_search(router), single), lexical_double)]
+    rows = [("default (lexical+vectors)", evaluate(router_search(router), single), lexical_double)]
     semantic = semantic_routers()
     sample = {q: single[q] for q in list(single)[::STRIDE]}
     for label, fused, slow in semantic or []:

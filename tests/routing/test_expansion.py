@@ -67,7 +67,7 @@ def test_a_synonym_picks_the_right_tool_and_says_so() -> None:
 
 def test_expansion_can_be_turned_off() -> None:
     """With `expansion=0` the two search tools tie on the request's own words."""
-    router = Router(media_tools(), settings=RoutingSettings(expansion=0))
+    router = Router(media_tools(), settings=RoutingSettings(expansion=0, dense=False))
     matches = router.search("search for a film by its title")
     assert all("expanded" not in m.explain for m in matches)
     assert matches[0].score == matches[1].score

@@ -120,7 +120,8 @@ async def test_a_tool_that_failed_in_this_conversation_is_penalised() -> None:
     catalogue = registry()
     catalogue.register(ship_parcel)
     catalogue.register(ship_package)
-    router = Router(catalogue, settings=RoutingSettings(expansion=0))  # twins on their words
+    # twins on their words: no expansion, no word vectors (they tell parcel from package)
+    router = Router(catalogue, settings=RoutingSettings(expansion=0, dense=False))
     executor = Executor(catalogue, sinks=[router.observe], resilience=Resilience.off())
     ctx = ExecutionContext(agent="a", conversation_id="c1")
     query = "ship this to 1 Main St"

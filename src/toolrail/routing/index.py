@@ -101,6 +101,10 @@ class LexicalIndex:
         found = self._counts.get(name)
         return frozenset(found.terms()) if found is not None else frozenset()
 
+    def counts(self, name: str) -> Counts:
+        """The tool's word counts per field (`FIELDS`; empty if it is not indexed)."""
+        return self._counts.get(name, Counts())
+
     def matched(self, name: str, terms: Iterable[str]) -> frozenset[str]:
         """Which of `terms` the tool called `name` has."""
         found = self._counts.get(name)

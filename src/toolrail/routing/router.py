@@ -16,13 +16,16 @@ from toolrail.registry import AgentToolTable, ToolRegistry
 from toolrail.routing.diversity import Candidate, diverse
 from toolrail.routing.expansion import WEIGHT, expand
 from toolrail.routing.failures import ConversationFailures
+from toolrail.routing.fields import FIELDS
 from toolrail.routing.index import LexicalIndex
 from toolrail.routing.text import words
+from toolrail.routing.vectors import VectorIndex
 
 if TYPE_CHECKING:
     from toolrail.executor import Executor
     from toolrail.routing.semantic import SemanticIndex
 
+_NAME, _DESCRIPTION = FIELDS.index("name"), FIELDS.index("description")
 DEPRECATED_TAG = "deprecated"
 """A tool is deprecated when it carries this tag, or its description starts with
 "Deprecated" (the convention of OpenAPI summaries and many MCP servers)."""
@@ -74,6 +77,15 @@ class RoutingSettings:
     neighbours ("film" for "movie") join the lexical query with weight cosine times this
     (0.5: RM3's usual equal interpolation of query and expansion); 0 turns it off. Only the
     request's own words count towards "nothing relevant" and `coverage`."""
+    dense: bool = True
+    """Without a semantic index, fuse the shipped static word vectors
+    (`toolrail.routing.vectors`) with the lexical ranking, as one more ranking of the same
+    fusion. They rank only; relevance ("nothing relevant") stays lexical."""
+    dense_candidates: int = 100
+    """The dense ranking scores only this many best lexical tools (the lexical ranking with
+    expansion; 0: every tool): pure Python stays fast at 10,000 tools. `fusion_depth`'s
+    value, how deep each ranking is read for fusion; a tool outside it could not reach
+    the top 30 anyway (its lexical share is below every candidate's)."""
 
 
 class Router:
@@ -118,6 +130,7 @@ class Router:
         self.settings = settings or RoutingSettings()
         self.index = LexicalIndex()
         self.semantic = semantic
+        self.vectors = VectorIndex() if semantic is None and self.settings.dense else None
         self.failures = ConversationFailures()
         self._seen_version = -1
         self._visible_names: tuple[object, set[str]] = ((), set())
@@ -151,11 +164,19 @@ class Router:
         self.index.add(tool)
         if self.semantic is not None:
             self.semantic.add(tool)
+        if self.vectors is not None:
+            fields = self.index.counts(tool.name)
+            counts = dict(fields[_DESCRIPTION])
+            for term, count in fields[_NAME].items():
+                counts[term] = counts.get(term, 0) + count
+            self.vectors.add(tool.name, counts)
 
     def _forget(self, name: str) -> None:
         self.index.remove(name)
         if self.semantic is not None:
             self.semantic.remove(name)
+        if self.vectors is not None:
+            self.vectors.remove(name)
 
     def observe(self, event: ToolEvent) -> None:
         """A sink: remembers, per conversation, the tools that failed and not yet succeeded."""
@@ -252,13 +273,16 @@ class Router:
         similar = _best(rankings)
         if not scores and not similar:
             return ()
+        dense = self._dense(terms, scores, allowed, skip)
         size = max(3 * k, 30)
-        relevance = self._fuse(scores, rankings) if rankings else scores
+        relevance = self._fuse(scores, [*rankings, dense] if dense else rankings, dense)
         pool = self._pool(relevance, size, failed, unique, idf, information, expanded)
         for c in pool:
             c.signals["bm25"] = round(scores.get(c.tool.name, 0.0), 4)
             if similar:
                 c.signals["similarity"] = round(similar.get(c.tool.name, 0.0), 4)
+            if dense:
+                c.signals["dense"] = round(dense.get(c.tool.name, 0.0), 4)
         floor = self.settings.min_evidence * index.idf("")
         close = max(similar.values(), default=0.0) >= self.settings.min_similarity
         if not close and not self._evident(unique, idf, floor, scores, pool):
@@ -284,22 +308,62 @@ class Router:
             for ranking in self.semantic.similarities(query)
         ]
 
-    def _fuse(self, scores: dict[str, float], rankings: list[dict[str, float]]) -> dict[str, float]:
-        """The lexical ranking and the embedding rankings joined (`RoutingSettings.fusion`)."""
+    def _dense(
+        self,
+        terms: list[str],
+        scores: dict[str, float],
+        allowed: set[str] | None,
+        skip: set[str],
+    ) -> dict[str, float]:
+        """The shipped word vectors' cosine of the request to the tools that may be shown
+        (`RoutingSettings.dense_candidates`: only the best lexical ones)."""
+        vectors = self.vectors
+        if vectors is None:
+            return {}
+        cut = self.settings.dense_candidates
+        if cut:
+            names: list[str] | None = [
+                name for name, _ in heapq.nlargest(cut, scores.items(), key=itemgetter(1))
+            ]
+            return vectors.similarities(terms, names)
+        ranking = vectors.similarities(terms)
+        if skip or allowed is not None:
+            ranking = {
+                name: value
+                for name, value in ranking.items()
+                if name not in skip and (allowed is None or name in allowed)
+            }
+        return ranking
+
+    def _fuse(
+        self,
+        scores: dict[str, float],
+        rankings: list[dict[str, float]],
+        dense: dict[str, float] | None = None,
+    ) -> dict[str, float]:
+        """The lexical ranking and the embedding rankings joined (`RoutingSettings.fusion`).
+        The shipped vectors' ranking (`dense`, one of `rankings`) is normalised from cosine
+        0, not from its lowest: over a handful of candidates min-max would turn a cosine
+        gap of 0.05 into a whole unit and outvote a clear lexical winner."""
+        if not rankings:
+            return scores
         every = [scores, *rankings]
         if self.settings.fusion == "rrf":
             return _rrf(every, self.settings.fusion_k, self.settings.fusion_depth)
-        fused: dict[str, float] = {}
         weight = 1.0 / len(every)
-        for ranking in every:
+        # a tool sharing no word with the request scores 0, not absent: the lexical low is 0
+        factor = weight / (max(scores.values(), default=0.0) or 1.0)
+        fused = {name: value * factor for name, value in scores.items()}
+        get = fused.get
+        for ranking in rankings:
             if not ranking:
                 continue
             low, high = min(ranking.values()), max(ranking.values())
-            if ranking is scores:
-                low = 0.0  # a tool sharing no word with the request scores 0, not absent
+            if ranking is dense:
+                low = 0.0  # cosine 0: unrelated, as a lexical score of 0 shares no word
             span = (high - low) or 1.0
             for name, value in ranking.items():
-                fused[name] = fused.get(name, 0.0) + weight * (value - low) / span
+                fused[name] = get(name, 0.0) + weight * max(value - low, 0.0) / span
         return fused
 
     def _pool(
