@@ -84,11 +84,12 @@ def stem_means(words: list[str], vectors: np.ndarray) -> tuple[list[str], np.nda
 
 def reduce(matrix: np.ndarray, dims: int) -> np.ndarray:
     """PCA over the rows: centred, projected on the `dims` leading components."""
-    centred = matrix - matrix.mean(axis=0)
+    centred: np.ndarray = matrix - matrix.mean(axis=0)
     if dims >= matrix.shape[1]:
         return centred
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    return centred @ vt[:dims].T
+    projected: np.ndarray = centred @ vt[:dims].T
+    return projected
 
 
 def quantise(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

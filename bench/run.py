@@ -15,6 +15,7 @@ from bench import (
     railway_overhead,
     routing_latency,
     routing_quality,
+    routing_rest,
     serve_overhead,
 )
 
@@ -26,6 +27,7 @@ async def main() -> None:
     await mcp_overhead.main()
     await serve_overhead.main()
     routing_quality.main()
+    routing_rest.main()
     routing_latency.main()
 
 

@@ -56,7 +56,11 @@ def test_similarities_are_cosines_and_related_words_are_closer() -> None:
     assert index.similarities(["zzzqx"]) == {}
 
 
-def test_a_clear_lexical_winner_stays_ahead_and_dense_can_be_turned_off() -> None:
+def test_the_vectors_speak_only_where_the_words_do_not_decide() -> None:
+    """When one tool has every request word any tool has, the lexical ranking decides (a
+    REST-like request naming an endpoint's resource and enum value keeps its endpoint
+    first: an outside review found the vectors overturning such winners); when the words
+    are split across tools, the vectors join the ranking and say so."""
     tools = [
         definition_tool("watch_movie", "Stream a movie."),
         definition_tool("search_films", "Search films by title and year."),
@@ -64,6 +68,36 @@ def test_a_clear_lexical_winner_stays_ahead_and_dense_can_be_turned_off() -> Non
     router = Router(ToolRegistry(tools))
     top = router.search("search for a film by its title")
     assert top[0].tool.name == "search_films"
-    assert "dense" in top[0].explain
+    assert all("dense" not in m.explain for m in top)
+    split = router.search("stream films")
+    assert split
+    assert all("dense" in m.explain for m in split)
     off = Router(ToolRegistry(tools), settings=RoutingSettings(dense=False))
-    assert all("dense" not in m.explain for m in off.search("search for a film"))
+    assert all("dense" not in m.explain for m in off.search("stream films"))
+
+
+def test_a_clear_rest_winner_is_not_overturned() -> None:
+    payouts = [
+        definition_tool(
+            "list_payouts",
+            "List payouts.",
+            {"type": "object", "properties": {"status": {"enum": ["paid", "failed"]}}},
+        ),
+        definition_tool("delete_payout", "Delete a payout."),
+        definition_tool("update_payout", "Update a payout."),
+        definition_tool("get_payout", "Get a payout by id."),
+    ]
+    top = Router(ToolRegistry(payouts)).search("which payouts are failed?", k=3)
+    assert top[0].tool.name == "list_payouts"
+
+
+def test_a_candidate_without_a_vector_is_neither_helped_nor_hurt() -> None:
+    """A tool whose words the table does not know gets the candidates' mean cosine."""
+    tools = [
+        definition_tool("xrpl_gql", "Xrpl gql qzxv."),
+        definition_tool("get_job_status", "Get the status of a job."),
+    ]
+    router = Router(ToolRegistry(tools))
+    found = {m.tool.name: m.explain for m in router.search("xrpl gql status")}
+    assert found["xrpl_gql"]["dense"] == found["get_job_status"]["dense"]
+    assert router.search("xrpl gql status")[0].tool.name == "xrpl_gql"

@@ -80,7 +80,8 @@ class RoutingSettings:
     dense: bool = True
     """Without a semantic index, fuse the shipped static word vectors
     (`toolrail.routing.vectors`) with the lexical ranking, as one more ranking of the same
-    fusion. They rank only; relevance ("nothing relevant") stays lexical."""
+    fusion, where the words do not decide (no tool has every request word some tool has).
+    They rank only; relevance ("nothing relevant") stays lexical."""
     dense_candidates: int = 100
     """The dense ranking scores only this many best lexical tools (the lexical ranking with
     expansion; 0: every tool): pure Python stays fast at 10,000 tools. `fusion_depth`'s
@@ -273,7 +274,7 @@ class Router:
         similar = _best(rankings)
         if not scores and not similar:
             return ()
-        dense = self._dense(terms, scores, allowed, skip)
+        dense = self._dense(terms, unique, scores, allowed, skip)
         size = max(3 * k, 30)
         relevance = self._fuse(scores, [*rankings, dense] if dense else rankings, dense)
         pool = self._pool(relevance, size, failed, unique, idf, information, expanded)
@@ -311,28 +312,41 @@ class Router:
     def _dense(
         self,
         terms: list[str],
+        unique: set[str],
         scores: dict[str, float],
         allowed: set[str] | None,
         skip: set[str],
     ) -> dict[str, float]:
         """The shipped word vectors' cosine of the request to the tools that may be shown
-        (`RoutingSettings.dense_candidates`: only the best lexical ones)."""
+        (`RoutingSettings.dense_candidates`: only the best lexical ones), where the words
+        do not decide: none when the best lexical tool has every request word any tool
+        has. A candidate without a vector (no word the table knows) gets the candidates'
+        mean: no evidence either way."""
         vectors = self.vectors
-        if vectors is None:
+        if vectors is None or not scores:
             return {}
+        index = self.index
+        best = max(scores, key=scores.__getitem__)
+        known = {term for term in unique if index.df(term)}
+        if index.matched(best, known) >= known:
+            return {}  # the request's words all meet in one tool: they decide
         cut = self.settings.dense_candidates
         if cut:
-            names: list[str] | None = [
-                name for name, _ in heapq.nlargest(cut, scores.items(), key=itemgetter(1))
-            ]
-            return vectors.similarities(terms, names)
-        ranking = vectors.similarities(terms)
-        if skip or allowed is not None:
-            ranking = {
-                name: value
-                for name, value in ranking.items()
-                if name not in skip and (allowed is None or name in allowed)
-            }
+            names = [name for name, _ in heapq.nlargest(cut, scores.items(), key=itemgetter(1))]
+            ranking = vectors.similarities(terms, names)
+        else:
+            names = list(scores)
+            ranking = vectors.similarities(terms)
+            if skip or allowed is not None:
+                ranking = {
+                    name: value
+                    for name, value in ranking.items()
+                    if name not in skip and (allowed is None or name in allowed)
+                }
+        if ranking:
+            mean = sum(ranking.values()) / len(ranking)
+            for name in names:
+                ranking.setdefault(name, mean)
         return ranking
 
     def _fuse(
@@ -342,9 +356,9 @@ class Router:
         dense: dict[str, float] | None = None,
     ) -> dict[str, float]:
         """The lexical ranking and the embedding rankings joined (`RoutingSettings.fusion`).
-        The shipped vectors' ranking (`dense`, one of `rankings`) is normalised from cosine
-        0, not from its lowest: over a handful of candidates min-max would turn a cosine
-        gap of 0.05 into a whole unit and outvote a clear lexical winner."""
+        The shipped vectors' ranking (`dense`, one of `rankings`) is a cosine, already on
+        [0, 1] (below 0: unrelated, 0): taken as it is, not min-max normalised, which over
+        a handful of candidates would turn a cosine gap of 0.05 into a whole unit."""
         if not rankings:
             return scores
         every = [scores, *rankings]
@@ -360,7 +374,7 @@ class Router:
                 continue
             low, high = min(ranking.values()), max(ranking.values())
             if ranking is dense:
-                low = 0.0  # cosine 0: unrelated, as a lexical score of 0 shares no word
+                low, high = 0.0, 1.0
             span = (high - low) or 1.0
             for name, value in ranking.items():
                 fused[name] = get(name, 0.0) + weight * max(value - low, 0.0) / span

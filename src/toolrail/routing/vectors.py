@@ -70,14 +70,14 @@ class WordVectors:
         return self._rows[i * d : (i + 1) * d].tolist()
 
     def _pack(self, stem: str) -> int:
-        """The row of `stem` as one int (0 when the table has no such stem)."""
+        """The row of `stem` as one int (0 when the table has no such stem). Rows are
+        remembered, misses not: the cache is bounded by the table (requests bring ids)."""
         found = self._packed.get(stem)
         if found is None:
             row = self.row(stem)
-            found = 0
-            if row is not None:
-                found = _packed([x + _BIAS for x in row])
-            self._packed[stem] = found
+            if row is None:
+                return 0
+            found = self._packed[stem] = _packed([x + _BIAS for x in row])
         return found
 
     def embed(self, counts: Mapping[str, int]) -> tuple[array[int], float] | None:
