@@ -319,16 +319,16 @@ class Router:
     ) -> dict[str, float]:
         """The shipped word vectors' cosine of the request to the tools that may be shown
         (`RoutingSettings.dense_candidates`: only the best lexical ones), where the words
-        do not decide: none when the best lexical tool has every request word any tool
-        has. A candidate without a vector (no word the table knows) gets the candidates'
-        mean: no evidence either way."""
+        do not decide: none when the best lexical tool has every request word any tool has
+        (and there is one such word). A candidate without a vector (no word the table
+        knows) gets the candidates' mean: no evidence either way."""
         vectors = self.vectors
         if vectors is None or not scores:
             return {}
         index = self.index
         best = max(scores, key=scores.__getitem__)
         known = {term for term in unique if index.df(term)}
-        if index.matched(best, known) >= known:
+        if known and index.matched(best, known) >= known:
             return {}  # the request's words all meet in one tool: they decide
         cut = self.settings.dense_candidates
         if cut:
