@@ -46,11 +46,11 @@ def test_packed_sums_are_the_plain_sums() -> None:
 
 def test_similarities_are_cosines_and_related_words_are_closer() -> None:
     index = VectorIndex()
-    index.add_tool(definition_tool("search_flights", "Find flights between two airports."))
-    index.add_tool(definition_tool("get_invoice", "Read an invoice of a customer."))
+    flights = Counter(words("search flights: Find flights between two airports."))
+    index.add("search_flights", flights)
+    index.add("get_invoice", Counter(words("get invoice: Read an invoice of a customer.")))
     query = words("book a plane ticket to Rome")
     found = index.similarities(query)
-    flights = Counter(words("search flights: Find flights between two airports."))
     assert math.isclose(found["search_flights"], cosine(plain(Counter(query)), plain(flights)))
     assert found["search_flights"] > found["get_invoice"]
     assert index.similarities(["zzzqx"]) == {}

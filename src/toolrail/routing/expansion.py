@@ -19,9 +19,9 @@ library is needed.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterable, Mapping
-from importlib import resources
+from collections.abc import Callable, Iterable, Mapping
+
+from toolrail.routing._shipped import shipped
 
 MIN_SIMILARITY = 0.5
 """A neighbour counts when its cosine to the request word reaches this: the level the router
@@ -40,23 +40,16 @@ the request: the usual equal interpolation of the original query and its expansi
 (RM3's lambda = 0.5; Abdul-Jaleel et al., 2004; Kuzi et al. interpolate the same way). So a
 neighbour counts at most half an original word, never more."""
 
-_TABLE = "neighbours.tsv"
-_lock = threading.Lock()
-_loaded: dict[str, tuple[tuple[str, float], ...]] | None = None
+
+def _read(data: bytes) -> dict[str, tuple[tuple[str, float], ...]]:
+    return parse(data.decode("utf-8"))
 
 
-def neighbours() -> Mapping[str, tuple[tuple[str, float], ...]]:
-    """The table: stem -> its neighbour stems with their cosines, best first. Read from the
-    package on first use (about 23,000 lines, ~0.1 s), then kept."""
-    global _loaded
-    found = _loaded
-    if found is not None:
-        return found
-    with _lock:
-        if _loaded is None:
-            text = resources.files(__package__).joinpath(_TABLE).read_text(encoding="utf-8")
-            _loaded = parse(text)
-        return _loaded
+neighbours: Callable[[], Mapping[str, tuple[tuple[str, float], ...]]] = shipped(
+    "neighbours.tsv", _read
+)
+"""The table: stem -> its neighbour stems with their cosines, best first. Read from the
+package on first use (about 23,000 lines, ~0.1 s), then kept."""
 
 
 def parse(text: str) -> dict[str, tuple[tuple[str, float], ...]]:

@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import math
 import struct
-import threading
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from importlib import resources
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import mul
 
-from toolrail.core.tool import AnyTool
-from toolrail.routing.text import identifier_words, words
+from toolrail.routing._shipped import shipped
 
 _TABLE = "word_vectors.bin"
 _MAGIC = b"TRWV1"
@@ -115,27 +112,8 @@ def _packed(fields: list[int]) -> int:
     return int.from_bytes(array("I", fields).tobytes(), "little")
 
 
-_lock = threading.Lock()
-_loaded: WordVectors | None = None
-
-
-def word_vectors() -> WordVectors:
-    """The shipped table, read on first use, then kept."""
-    global _loaded
-    found = _loaded
-    if found is not None:
-        return found
-    with _lock:
-        if _loaded is None:
-            _loaded = WordVectors(resources.files(__package__).joinpath(_TABLE).read_bytes())
-        return _loaded
-
-
-def tool_terms(tool: AnyTool) -> list[str]:
-    """What a tool is embedded by, as the `[semantic]` extra does: its name as words, then
-    its description (parameter names stay with the lexical index)."""
-    name = " ".join(identifier_words(tool.name.rsplit("__", 1)[-1]))
-    return words(f"{name}: {tool.description}")
+word_vectors: Callable[[], WordVectors] = shipped(_TABLE, WordVectors)
+"""The shipped table, read on first use, then kept."""
 
 
 class VectorIndex:
@@ -146,16 +124,14 @@ class VectorIndex:
         self._vectors: dict[str, tuple[array[int], float]] = {}
 
     def add(self, name: str, counts: Mapping[str, int]) -> None:
-        """Embed the tool called `name` by its words' counts (`tool_terms`, or the lexical
-        index's name and description fields, which hold the same words)."""
+        """Embed the tool called `name` by its words' counts: those of its name and
+        description, as the `[semantic]` extra embeds a tool (the router reads them from
+        its lexical index's fields)."""
         found = self.table.embed(counts)
         if found is None:
             self._vectors.pop(name, None)
         else:
             self._vectors[name] = found
-
-    def add_tool(self, tool: AnyTool) -> None:
-        self.add(tool.name, Counter(tool_terms(tool)))
 
     def remove(self, name: str) -> None:
         self._vectors.pop(name, None)
