@@ -8,6 +8,7 @@ entry points, without an agent run around them.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import tempfile
 from collections.abc import Callable
@@ -102,10 +103,13 @@ def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]
         sinks=sinks,
     )
     ctx = ExecutionContext(agent="bench", permissions=frozenset({"math:add"}))
-    call = ToolCall(name="add", arguments=ARGS, id="c1")
+    # a model gives each call its own id: more ids than the stream handler remembers
+    calls = itertools.cycle(
+        [ToolCall(name="add", arguments=ARGS, id=f"c{i}") for i in range(10_000)]
+    )
 
     async def run() -> object:
-        return (await executor.run(call, ctx)).result
+        return (await executor.run(next(calls), ctx)).result
 
     def settle() -> None:  # what the log's and the span sink's writer threads were handed
         for sink in sinks:

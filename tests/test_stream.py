@@ -29,7 +29,7 @@ from toolrail.recording.events import (
     ToolStarted,
 )
 from toolrail.recording.narration import describe_call
-from toolrail.recording.stream import ProgressUpdate, ToolStreamHandler
+from toolrail.recording.stream import _SEEN_LIMIT, ProgressUpdate, ToolStreamHandler
 
 pytestmark = pytest.mark.anyio
 CTX = ExecutionContext(agent="dev")
@@ -125,6 +125,31 @@ def test_progress_for_unknown_call_and_duplicates() -> None:
     handler(ToolProgress(call_id="p", tool="index", context=CTX, progress=4))
     assert [u.status for u in updates] == ["running", "running", "completed"]
     assert updates[1].text == "⚙️ index [3]"
+
+
+def test_late_news_of_recent_calls_is_dropped_past_the_remembered_window() -> None:
+    """Models give each call its own id: after more calls than the handler remembers, a
+    late finish of a recent call is still dropped, and one of the oldest (forgotten) is
+    shown again rather than lost."""
+    handler, updates = collect()
+    contexts = [CTX.for_call(f"c{i}") for i in range(_SEEN_LIMIT + 10)]
+    finishes = [
+        ToolCompleted(
+            call_id=f"c{i}", tool="t", context=ctx, outcome=outcome(f"c{i}", "t", Success(i))
+        )
+        for i, ctx in enumerate(contexts)
+    ]
+    for i, (ctx, done) in enumerate(zip(contexts, finishes, strict=True)):
+        handler(ToolStarted(call_id=f"c{i}", tool="t", context=ctx, arguments={}))
+        handler(done)
+    assert len(updates) == 2 * len(finishes)
+    handler(finishes[-1])  # the newest: remembered, dropped
+    handler(finishes[-_SEEN_LIMIT])  # the oldest still remembered
+    assert len(updates) == 2 * len(finishes)
+    handler(finishes[0])  # forgotten: shown again, as a call seen for the first time
+    assert [u.status for u in updates[-2:]] == ["running", "completed"]
+    assert updates[-1].call_id == "c0"
+    assert handler.active() == []
 
 
 def test_parallel_calls_interleaved_keep_their_own_lines() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -209,8 +210,10 @@ class ToolStreamHandler:
         self._queues: list[asyncio.Queue[ProgressUpdate | None]] = []
         self._queue_size = queue_size
         self._active: dict[str, ProgressUpdate] = {}  # each running call's latest line
-        self._first: dict[str, ProgressUpdate] = {}  # and its first
-        self._finished: dict[str, weakref.ref[ExecutionContext]] = {}  # oldest first
+        self._first: dict[str, ProgressUpdate] = {}  # and its first, once they differ
+        # oldest first; an OrderedDict forgets its oldest in O(1) (a dict must skip the
+        # holes its earlier deletions left: 2 µs a call once calls outnumber the limit)
+        self._finished: OrderedDict[str, weakref.ref[ExecutionContext]] = OrderedDict()
         self._health = health
 
     def __call__(self, event: ToolEvent) -> None:
@@ -255,38 +258,47 @@ class ToolStreamHandler:
     # --- events → updates --------------------------------------------------------------
 
     def _started(self, event: ToolStarted) -> None:
-        current = self._active.get(event.call_id)
-        if self._ended(event) or (current and current.status == "running"):
+        call_id = event.call_id
+        if call_id in self._finished and self._ended(event):
+            return
+        current = self._active.get(call_id)
+        if current is not None and current.status == "running":
             return
         render = (
             partial(redact_text, event.description)
             if event.description
             else _describing(event.tool, event.arguments, event.read_only, event.source)
         )
-        self._begin(event.call_id, event.tool, event.agent, "running", render, event.at)
+        self._begin(call_id, event.tool, event.agent, "running", render, event.at)
 
     def _finished_call(self, event: ToolCompleted | ToolFailed) -> None:
-        if self._ended(event):
+        call_id = event.call_id
+        if call_id in self._finished and self._ended(event):
             return
-        self._ensure_started(event)
+        latest = self._active.pop(call_id, None)
+        if latest is None or latest.status != "running":
+            latest = self._ensure_started(event)
+            del self._active[call_id]
         timed_out = isinstance(event, ToolFailed) and event.timed_out
         health = self._health.health(event.tool) if self._health is not None else None
-        self._publish(self._end(event, timed_out, health))
+        self._publish(self._end(event, latest, timed_out, health))
 
     def _progressed(self, event: ToolProgress) -> None:
         if self._ended(event):
             return
         self._ensure_started(event)
         call_id = event.call_id
-        first = self._first[call_id]
         latest = self._active[call_id]
+        first = self._first.setdefault(call_id, latest)  # its first line, until now its latest
         # the call's line stays its first line's text; this one adds the report to it
         self._active[call_id] = _progressed(latest, event, partial(_text_of, first))
         report = _with_progress(event)  # now: a tool may report any object
         self._publish(_progressed(latest, event, partial(_progress_text, first, report)))
 
     def _requested(self, event: ToolCallRequested) -> None:
-        if event.call_id in self._active or self._ended(event):
+        if event.call_id in self._active or (
+            event.call_id in self._finished and self._ended(event)
+        ):
             return
         tool = shown_tool(event)  # the model is still writing it: untrusted text
         render = partial(redact_text, f"💭 Preparing {tool}")
@@ -300,21 +312,24 @@ class ToolStreamHandler:
         status: Status,
         text: Render | str,
         at: datetime,
-    ) -> None:
+    ) -> ProgressUpdate:
         """The first line of a call; its later lines are made from its text."""
         update = _line(text, call_id=call_id, tool=tool, agent=agent, status=status, at=at)
-        self._active[call_id] = self._first[call_id] = update
+        self._active[call_id] = update
+        if self._first:
+            self._first.pop(call_id, None)  # a line for the call before it started
         self._publish(update)
+        return update
 
-    def _ensure_started(self, event: ToolCompleted | ToolFailed | ToolProgress) -> None:
+    def _ensure_started(self, event: ToolCompleted | ToolFailed | ToolProgress) -> ProgressUpdate:
         """A call we never saw start gets its start reconstructed from what we know now."""
         current = self._active.get(event.call_id)
         if current is not None and current.status == "running":
-            return
+            return current
         tool = shown_tool(event)  # a name no tool answers to is the model's text
         arguments = None if isinstance(event, ToolProgress) else event.outcome.call.arguments
         render = _describing(tool, arguments)
-        self._begin(event.call_id, tool, event.agent, "running", render, event.at)
+        return self._begin(event.call_id, tool, event.agent, "running", render, event.at)
 
     def _ended(
         self, event: ToolStarted | ToolCompleted | ToolFailed | ToolProgress | ToolCallRequested
@@ -331,15 +346,20 @@ class ToolStreamHandler:
         return False
 
     def _end(
-        self, event: ToolCompleted | ToolFailed, timed_out: bool, health: Health | None
+        self,
+        event: ToolCompleted | ToolFailed,
+        latest: ProgressUpdate,
+        timed_out: bool,
+        health: Health | None,
     ) -> ProgressUpdate:
+        """The call's last line, from its `latest` (taken out of the running lines)."""
         outcome = event.outcome
-        latest = self._active.pop(event.call_id)
-        first = self._first.pop(event.call_id, latest)
+        first = self._first.pop(event.call_id, latest) if self._first else latest
         # weakly: once no event holds the context, no late news of the call can come
-        self._finished[event.call_id] = weakref.ref(event.context)
-        if len(self._finished) > _SEEN_LIMIT:
-            del self._finished[next(iter(self._finished))]
+        finished = self._finished
+        finished[event.call_id] = weakref.ref(event.context)
+        if len(finished) > _SEEN_LIMIT:
+            finished.popitem(last=False)
         status: Status = "completed"
         terminator: Terminator | None = None
         error_kind: str | None = None
