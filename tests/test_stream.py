@@ -306,7 +306,7 @@ def test_a_line_made_when_read_is_the_same_value_as_a_public_one() -> None:
     import pickle
     from dataclasses import FrozenInstanceError
 
-    from toolrail.recording.stream import _last_line, _line
+    from toolrail.recording.stream import _last_line, _line, _progressed
 
     fields = {
         "progress": 1.0,
@@ -324,17 +324,10 @@ def test_a_line_made_when_read_is_the_same_value_as_a_public_one() -> None:
         renders.append("✖ t")
         return "✖ t"
 
+    started = _line(lambda: "✖", "c", "t", "a", "running", NOW)
+    report = ToolProgress(call_id="c", tool="t", context=CTX, progress=1.0, total=2.0, at=NOW)
     made = _last_line(
-        _line(
-            lambda: "✖",
-            call_id="c",
-            tool="t",
-            agent="a",
-            status="running",
-            at=NOW,
-            progress=1.0,
-            total=2.0,
-        ),
+        _progressed(started, report, lambda: "✖"),
         render,
         status="failed",
         duration_ms=3.0,

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import threading
 import time
 import uuid
 import weakref
@@ -686,31 +685,24 @@ def _describe(tool: AnyTool, args: object, arguments: RawArguments) -> str | Non
         return None
 
 
+_running_loop = asyncio._get_running_loop
+"""The loop running on this thread, or None (a sync tool's worker thread): no exception."""
+
+
 class _Progress:
     """A running call's `ctx.report_progress`: a `ToolProgress` event to the sinks, then the
     caller's own `on_progress` — both on the event loop's thread, whichever thread reports
     (a sync tool reports from a worker thread). The caller's callback failing is reported
     through the diagnostics; it never fails the tool's call."""
 
-    __slots__ = (
-        "_hidden",
-        "arguments",
-        "call_id",
-        "context",
-        "loop",
-        "loop_thread",
-        "sinks",
-        "then",
-        "tool",
-    )
+    __slots__ = ("_hidden", "arguments", "call", "context", "loop", "sinks", "then")
 
     def __init__(self, sinks: Fanout, call: ToolCall, then: ProgressCallback | None) -> None:
-        self.sinks, self.call_id, self.tool, self.then = sinks, call.id, call.name, then
-        self.arguments: tuple[RawArguments, ...] = (call.arguments,)  # its messages hide
+        self.sinks, self.call, self.then = sinks, call, then
+        self.arguments: tuple[RawArguments, ...] | None = None  # its messages hide: the call's
         self._hidden: Hidden | None = None
         self.context: weakref.ref[ExecutionContext[Any]] | None = None  # set once made
         self.loop = asyncio.get_running_loop()
-        self.loop_thread = threading.get_ident()
 
     def hides(self, *arguments: RawArguments) -> None:
         """Its messages hide what these hide: the call's arguments as recorded (a declared
@@ -721,11 +713,12 @@ class _Progress:
     def hidden(self) -> Hidden:
         """What the call's arguments hide, worked out once, at its first message."""
         if self._hidden is None:
-            self._hidden = hidden_texts(*self.arguments)
+            arguments = self.arguments or (self.call.arguments,)
+            self._hidden = hidden_texts(*arguments)
         return self._hidden
 
     def __call__(self, progress: float, total: float | None, message: str | None) -> None:
-        if threading.get_ident() == self.loop_thread:
+        if _running_loop() is self.loop:  # on the loop's thread
             self._tell(progress, total, message)
         else:  # a sync tool in a worker thread
             self.loop.call_soon_threadsafe(self._tell, progress, total, message)
@@ -737,8 +730,8 @@ class _Progress:
         if ctx is not None and self.sinks.sinks:
             self.sinks.emit(
                 make_progress(
-                    call_id=self.call_id,
-                    tool=self.tool,
+                    call_id=self.call.id,
+                    tool=self.call.name,
                     context=ctx,
                     progress=progress,
                     total=total,
@@ -751,4 +744,4 @@ class _Progress:
             except (KeyboardInterrupt, asyncio.CancelledError):
                 raise
             except BaseException:  # the caller's callback: its failure is not the tool's
-                log.exception("on_progress failed", tool=self.tool, call_id=self.call_id)
+                log.exception("on_progress failed", tool=self.call.name, call_id=self.call.id)

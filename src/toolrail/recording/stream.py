@@ -122,39 +122,41 @@ def _made(render: Render, tool: str) -> str:
 
 
 def _line(
-    text: Render | str,
-    *,
-    call_id: str,
-    tool: str,
-    agent: str,
-    status: Status,
-    at: datetime | None,
-    progress: float | None = None,
-    total: float | None = None,
-    health: Health | None = None,
+    text: Render | str, call_id: str, tool: str, agent: str, status: Status, at: datetime | None
 ) -> ProgressUpdate:
     """One of the handler's lines (a start, progress): `text` made now (redacted) or when
-    first read."""
-    fields = {
-        "call_id": call_id,
-        "tool": tool,
-        "agent": agent,
-        "status": status,
-        "progress": progress,
-        "total": total,
-        "duration_ms": None,
-        "error_kind": None,
-        "timed_out": False,
-        "terminator": None,
-        "at": at,
-        "health": health,
-        "_render": text,
-    }
+    first read; the fields it does not set as `_UNSET` has them."""
+    fields = _UNSET.copy()  # one copy: cheaper than a dict of thirteen made anew
+    fields["call_id"] = call_id
+    fields["tool"] = tool
+    fields["agent"] = agent
+    fields["status"] = status
+    fields["at"] = at
     if type(text) is str:
-        fields["text"], fields["_render"] = text, None
+        fields["text"] = text
+    else:
+        fields["_render"] = text
     update = _new(ProgressUpdate)
     _set(update, "__dict__", fields)
     return update
+
+
+_UNSET: dict[str, object] = {
+    "call_id": "",  # the five `_line` sets: a copy holding every key never grows
+    "tool": "",
+    "agent": "",
+    "status": "running",
+    "at": None,
+    "progress": None,
+    "total": None,
+    "duration_ms": None,
+    "error_kind": None,
+    "timed_out": False,
+    "terminator": None,
+    "health": None,
+    "_render": None,
+}
+"""A fresh line's fields but its text."""
 
 
 def _last_line(
@@ -314,7 +316,7 @@ class ToolStreamHandler:
         at: datetime,
     ) -> ProgressUpdate:
         """The first line of a call; its later lines are made from its text."""
-        update = _line(text, call_id=call_id, tool=tool, agent=agent, status=status, at=at)
+        update = _line(text, call_id, tool, agent, status, at)
         self._active[call_id] = update
         if self._first:
             self._first.pop(call_id, None)  # a line for the call before it started
@@ -477,17 +479,14 @@ def _progress_text(first: ProgressUpdate, report: str) -> str:
 
 
 def _progressed(latest: ProgressUpdate, event: ToolProgress, render: Render) -> ProgressUpdate:
-    return _line(
-        render,
-        call_id=latest.call_id,
-        tool=latest.tool,
-        agent=latest.agent,
-        status=latest.status,
-        progress=event.progress,
-        total=event.total,
-        at=event.at,
-        health=latest.health,
+    update = _line(render, latest.call_id, latest.tool, latest.agent, latest.status, event.at)
+    fields = update.__dict__
+    fields["progress"], fields["total"], fields["health"] = (
+        event.progress,
+        event.total,
+        latest.health,
     )
+    return update
 
 
 def _done_text(first: ProgressUpdate, duration_ms: float, attempts: int) -> str:
