@@ -193,54 +193,51 @@ class OtelSink:
         if self._builder is None:
             self._synchronous(event)
             return
-        match event:
-            case ToolStarted():
-                parent, span, sampling, recording = self._decide(event)
-                # current for the tool body, which runs in a copy of this task's context
-                # taken after this event: its own spans, and MCP requests, nest under it
-                attached = trace.set_span_in_context(span, parent)
-                self._running[(id(event.context), event.call_id)] = (
-                    event,
-                    parent,
-                    span,
-                    sampling,
-                    recording,
-                    time.time_ns(),
-                    attached,
-                    otel_context.attach(attached),
-                )
-            case ToolCompleted() | ToolFailed():
-                key = (id(event.context), event.call_id)
-                running = self._running.pop(key, None)
-                if running is None:  # refused before it started: a span for the refusal alone
-                    parent, span, sampling, recording = self._decide(event)
-                    if recording:
-                        start = time.time_ns()
-                        self._writer.put((event, parent, span, sampling, start, start, None, event))
-                    return
-                opened, parent, span, sampling, recording, start, attached, token = running
-                if otel_context.get_current() is attached:
-                    otel_context.detach(token)  # the task that made it current
-                end = time.time_ns()
-                progress = self._progress.pop(key, None) if self._progress else None
-                if recording:
-                    self._writer.put((opened, parent, span, sampling, start, end, progress, event))
-            case ToolProgress():
-                key = (id(event.context), event.call_id)
-                if key in self._running:
-                    reports = self._progress.setdefault(key, [])
-                    reports.append((time.time_ns(), event.progress, event.total))
-            case (
-                ToolCallRequested()
-                | ToolRegistered()
-                | ToolUnregistered()
-                | ToolDefinitionChanged()
-                | McpServerStateChanged()
-                | CircuitStateChanged()
-            ):
-                pass
-            case _:
-                assert_never(event)
+        # by the event's exact type: a `match` of class patterns, a chain of isinstance
+        # checks on every event, cost a call more than the rest of this
+        take = _TAKES.get(type(event))
+        if take is None:
+            take = _take_by_kind(event)
+        take(self, event)
+
+    def _started(self, event: ToolStarted) -> None:
+        parent, span, sampling, recording = self._decide(event)
+        # current for the tool body, which runs in a copy of this task's context taken
+        # after this event: its own spans, and MCP requests, nest under it
+        attached = trace.set_span_in_context(span, parent)
+        self._running[(id(event.context), event.call_id)] = (
+            event,
+            parent,
+            span,
+            sampling,
+            recording,
+            time.time_ns(),
+            attached,
+            otel_context.attach(attached),
+        )
+
+    def _finished(self, event: ToolCompleted | ToolFailed) -> None:
+        key = (id(event.context), event.call_id)
+        running = self._running.pop(key, None)
+        if running is None:  # refused before it started: a span for the refusal alone
+            parent, span, sampling, recording = self._decide(event)
+            if recording:
+                start = time.time_ns()
+                self._writer.put((event, parent, span, sampling, start, start, None, event))
+            return
+        opened, parent, span, sampling, recording, start, attached, token = running
+        if otel_context.get_current() is attached:
+            otel_context.detach(token)  # the task that made it current
+        end = time.time_ns()
+        progress = self._progress.pop(key, None) if self._progress else None
+        if recording:
+            self._writer.put((opened, parent, span, sampling, start, end, progress, event))
+
+    def _progressed(self, event: ToolProgress) -> None:
+        key = (id(event.context), event.call_id)
+        if key in self._running:
+            reports = self._progress.setdefault(key, [])
+            reports.append((time.time_ns(), event.progress, event.total))
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every call finished so far is a span handed to the span processors;
@@ -539,6 +536,40 @@ class _Builder:
         finally:
             self.context, self.result = trace.INVALID_SPAN_CONTEXT, None
         return span
+
+
+_Take = Callable[[OtelSink, Any], None]
+_TAKES: dict[type, _Take] = {}
+
+
+def _take_by_kind(event: ToolEvent) -> _Take:
+    """How the sink takes an event of `event`'s type (with the SDK's tracer): found by its
+    kind once a type."""
+    take: _Take
+    match event:
+        case ToolStarted():
+            take = OtelSink._started
+        case ToolCompleted() | ToolFailed():
+            take = OtelSink._finished
+        case ToolProgress():
+            take = OtelSink._progressed
+        case (
+            ToolCallRequested()
+            | ToolRegistered()
+            | ToolUnregistered()
+            | ToolDefinitionChanged()
+            | McpServerStateChanged()
+            | CircuitStateChanged()
+        ):
+            take = _ignore
+        case _:
+            assert_never(event)
+    _TAKES[type(event)] = take
+    return take
+
+
+def _ignore(sink: OtelSink, event: ToolEvent) -> None:
+    """No span: the event is not a call's start, progress or end."""
 
 
 def _under_default_sampler(parent: otel_context.Context) -> _Parent:
