@@ -346,6 +346,49 @@ def test_an_async_sink_outside_an_event_loop_is_skipped_cleanly() -> None:
 # --- what makes the railway cheap must not change what it does (issue 14) ---------------
 
 
+async def test_every_kind_of_sink_gets_every_event_also_when_the_sinks_are_replaced() -> None:
+    """Fanout binds an object's `__call__` once: objects of Python classes (also one whose
+    `__call__` is inherited, or async), functions, bound methods and builtins all get each
+    event, and so do sinks assigned to `sinks` later (as the metrics collector adds itself)."""
+    from toolrail.recording.events import ToolRegistered
+    from toolrail.recording.sinks import Fanout
+
+    seen: list[tuple[str, ToolEvent]] = []
+
+    class Plain:
+        def __call__(self, event: ToolEvent) -> None:
+            seen.append(("plain", event))
+
+    class Inherited(Plain):
+        pass
+
+    class Later:
+        async def __call__(self, event: ToolEvent) -> None:
+            seen.append(("async", event))
+
+    class Holder:
+        def take(self, event: ToolEvent) -> None:
+            seen.append(("method", event))
+
+    builtin: list[ToolEvent] = []
+    fanout = Fanout([Plain(), Inherited(), Holder().take, builtin.append])
+    first, second = ToolRegistered(tool="a"), ToolRegistered(tool="b")
+    fanout.emit(first)
+    fanout.sinks = (*fanout.sinks, Later(), lambda event: seen.append(("lambda", event)))
+    fanout.emit(second)
+    await fanout.drain()
+    assert sorted(kind for kind, event in seen if event is first) == ["method", "plain", "plain"]
+    assert sorted(kind for kind, event in seen if event is second) == [
+        "async",
+        "lambda",
+        "method",
+        "plain",
+        "plain",
+    ]
+    assert builtin == [first, second]
+    assert len(fanout.sinks) == 6
+
+
 async def test_visible_follows_the_registry_the_rules_and_the_circuits() -> None:
     """`visible()` is remembered between calls, and forgets when anything it read changes."""
     from toolrail.policy import Gates, Rules
