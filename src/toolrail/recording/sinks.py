@@ -18,20 +18,16 @@ class Fanout:
     """Calls each sink with each event; owns the background tasks of async sinks."""
 
     def __init__(self, sinks: Iterable[Sink] = (), *, timeout_s: float = 5.0) -> None:
-        self.sinks = tuple(sinks)
+        self.sinks: tuple[Sink, ...] = tuple(sinks)
         self.timeout_s = timeout_s
         self._pending: set[asyncio.Task[None]] = set()
-
-    @property
-    def sinks(self) -> tuple[Sink, ...]:
-        return self._sinks
-
-    @sinks.setter
-    def sinks(self, sinks: Iterable[Sink]) -> None:
-        self._sinks: tuple[Sink, ...] = tuple(sinks)
-        self._calls = tuple((sink, _entry(sink)) for sink in self._sinks)
+        self._bound: tuple[Sink, ...] | None = None  # the sinks `_calls` was made from
+        self._calls: tuple[tuple[Sink, Sink], ...] = ()
 
     def emit(self, event: ToolEvent) -> None:
+        if self._bound is not self.sinks:  # first event, or sinks assigned since
+            self._bound = self.sinks
+            self._calls = tuple((sink, _entry(sink)) for sink in self._bound)
         for sink, call in self._calls:
             try:
                 returned = call(event)
