@@ -387,6 +387,11 @@ async def test_every_kind_of_sink_gets_every_event_also_when_the_sinks_are_repla
     ]
     assert builtin == [first, second]
     assert len(fanout.sinks) == 6
+    fanout.sinks = [builtin.append]  # type: ignore[assignment]  # a list, as people write it
+    third = ToolRegistered(tool="c")
+    fanout.emit(third)
+    assert builtin == [first, second, third]
+    assert fanout.sinks == (builtin.append,)  # kept as a tuple: changed only by assigning
 
 
 async def test_visible_follows_the_registry_the_rules_and_the_circuits() -> None:

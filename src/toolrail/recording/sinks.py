@@ -15,7 +15,8 @@ log = get_logger("toolrail.recording.sinks")
 
 
 class Fanout:
-    """Calls each sink with each event; owns the background tasks of async sinks."""
+    """Calls each sink with each event; owns the background tasks of async sinks. To
+    change the sinks, assign `sinks` anew (it is kept as a tuple)."""
 
     def __init__(self, sinks: Iterable[Sink] = (), *, timeout_s: float = 5.0) -> None:
         self.sinks: tuple[Sink, ...] = tuple(sinks)
@@ -26,7 +27,7 @@ class Fanout:
 
     def emit(self, event: ToolEvent) -> None:
         if self._bound is not self.sinks:  # first event, or sinks assigned since
-            self._bound = self.sinks
+            self.sinks = self._bound = tuple(self.sinks)  # a list assigned stays as it was
             self._calls = tuple((sink, _entry(sink)) for sink in self._bound)
         for sink, call in self._calls:
             try:
