@@ -236,6 +236,35 @@ async def test_events_for_a_call_and_progress_from_threads() -> None:
     assert threads == {threading.get_ident()}  # sinks only ever run on the loop's thread
 
 
+def test_progress_from_a_kept_context_is_told_on_the_loops_thread_or_dropped_once_closed() -> None:
+    """A tool that keeps its context may report after its call: between two runs of the
+    loop (told at once, on the loop's thread), or once the loop has closed (told on its
+    thread; dropped from another, where nothing is left to run it). It never raises."""
+    kept: list[ExecutionContext] = []
+
+    @tool
+    async def keeps(ctx: ExecutionContext) -> str:
+        """Keeps its context."""
+        kept.append(ctx)
+        return "ok"
+
+    seen: list[ToolEvent] = []
+    ex = Executor(ToolRegistry([keeps]), sinks=[seen.append])
+    loop = asyncio.new_event_loop()
+    call = ToolCall(name="keeps", arguments={}, id="c1")
+    loop.run_until_complete(ex.run(call, ExecutionContext(agent="a")))
+    seen.clear()
+    kept[0].report_progress(1, 2, "half")  # the loop's thread, the loop not running
+    assert [e.progress for e in seen if isinstance(e, ToolProgress)] == [1]
+    loop.close()
+    kept[0].report_progress(2, 2, "done")
+    elsewhere = threading.Thread(target=kept[0].report_progress, args=(2, 2, "done"))
+    elsewhere.start()
+    elsewhere.join()
+    assert [e.progress for e in seen if isinstance(e, ToolProgress)] == [1, 2]
+    assert len(seen) == 2
+
+
 async def test_failing_and_async_sinks_do_not_break_calls() -> None:
     """A raising sink is logged and skipped; an async sink runs in the background."""
     seen: list[str] = []
@@ -347,10 +376,11 @@ def test_an_async_sink_outside_an_event_loop_is_skipped_cleanly() -> None:
 
 
 async def test_every_kind_of_sink_gets_every_event_also_when_the_sinks_are_replaced() -> None:
-    """Fanout binds an object's `__call__` once: objects of Python classes (also one whose
-    `__call__` is inherited, or async), functions, bound methods and builtins all get each
-    event, and so do sinks assigned to `sinks` later (as the metrics collector adds itself)."""
-    from toolrail.recording.events import ToolRegistered
+    """Objects of Python classes (also one whose `__call__` is inherited, or async),
+    functions, bound methods and builtins all get each event, and so do sinks assigned to
+    `sinks` later (as the metrics collector adds itself) or appended to a list assigned
+    there; a sink class's `__call__` replaced later (as a test patches one) is what runs."""
+    from toolrail.recording.events import Sink, ToolRegistered
     from toolrail.recording.sinks import Fanout
 
     seen: list[tuple[str, ToolEvent]] = []
@@ -387,11 +417,14 @@ async def test_every_kind_of_sink_gets_every_event_also_when_the_sinks_are_repla
     ]
     assert builtin == [first, second]
     assert len(fanout.sinks) == 6
-    fanout.sinks = [builtin.append]  # type: ignore[assignment]  # a list, as people write it
-    third = ToolRegistered(tool="c")
-    fanout.emit(third)
-    assert builtin == [first, second, third]
-    assert fanout.sinks == (builtin.append,)  # kept as a tuple: changed only by assigning
+    listed: list[Sink] = [builtin.append]
+    fanout.sinks = listed  # type: ignore[assignment]  # a list, as people write it
+    fanout.emit(third := ToolRegistered(tool="c"))
+    listed.append(Plain())
+    Plain.__call__ = lambda self, event: seen.append(("patched", event))  # type: ignore[method-assign]
+    fanout.emit(fourth := ToolRegistered(tool="d"))
+    assert builtin == [first, second, third, fourth]
+    assert [kind for kind, event in seen if event in (third, fourth)] == ["patched"]
 
 
 async def test_visible_follows_the_registry_the_rules_and_the_circuits() -> None:

@@ -33,7 +33,9 @@ one raised by a sync tool on its worker thread is that tool's failure).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+import threading
 import time
 import uuid
 import weakref
@@ -685,17 +687,13 @@ def _describe(
         return None
 
 
-_running_loop = asyncio._get_running_loop
-"""The loop running on this thread, or None (a sync tool's worker thread): no exception."""
-
-
 class _Progress:
     """A running call's `ctx.report_progress`: a `ToolProgress` event to the sinks, then the
     caller's own `on_progress` — both on the event loop's thread, whichever thread reports
     (a sync tool reports from a worker thread). The caller's callback failing is reported
     through the diagnostics; it never fails the tool's call."""
 
-    __slots__ = ("_hidden", "arguments", "call", "context", "loop", "sinks", "then")
+    __slots__ = ("_hidden", "arguments", "call", "context", "loop", "loop_thread", "sinks", "then")
 
     def __init__(self, sinks: Fanout, call: ToolCall, then: ProgressCallback | None) -> None:
         self.sinks, self.call, self.then = sinks, call, then
@@ -703,6 +701,8 @@ class _Progress:
         self._hidden: Hidden | None = None
         self.context: weakref.ref[ExecutionContext[Any]] | None = None  # set once made
         self.loop = asyncio.get_running_loop()
+        self.loop_thread = threading.get_ident()  # a report on it is told at once, also
+        # one made while the loop is not running (a tool kept its context)
 
     def hides(self, *arguments: RawArguments) -> None:
         """Its messages hide what these hide: the call's arguments as recorded (a declared
@@ -718,10 +718,11 @@ class _Progress:
         return self._hidden
 
     def __call__(self, progress: float, total: float | None, message: str | None) -> None:
-        if _running_loop() is self.loop:  # on the loop's thread
+        if threading.get_ident() == self.loop_thread:
             self._tell(progress, total, message)
         else:  # a sync tool in a worker thread
-            self.loop.call_soon_threadsafe(self._tell, progress, total, message)
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody to tell
+                self.loop.call_soon_threadsafe(self._tell, progress, total, message)
 
     def _tell(self, progress: float, total: float | None, message: str | None) -> None:
         if type(message) is str and message:  # the tool's words: without what its arguments hide

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Iterable
-from types import FunctionType, MethodType
-from typing import cast
 
 from toolrail._diagnostics import get_logger
 from toolrail.recording.events import Sink, ToolEvent
@@ -15,23 +13,17 @@ log = get_logger("toolrail.recording.sinks")
 
 
 class Fanout:
-    """Calls each sink with each event; owns the background tasks of async sinks. To
-    change the sinks, assign `sinks` anew (it is kept as a tuple)."""
+    """Calls each sink with each event; owns the background tasks of async sinks."""
 
     def __init__(self, sinks: Iterable[Sink] = (), *, timeout_s: float = 5.0) -> None:
         self.sinks: tuple[Sink, ...] = tuple(sinks)
         self.timeout_s = timeout_s
         self._pending: set[asyncio.Task[None]] = set()
-        self._bound: tuple[Sink, ...] | None = None  # the sinks `_calls` was made from
-        self._calls: tuple[tuple[Sink, Sink], ...] = ()
 
     def emit(self, event: ToolEvent) -> None:
-        if self._bound is not self.sinks:  # first event, or sinks assigned since
-            self.sinks = self._bound = tuple(self.sinks)  # a list assigned stays as it was
-            self._calls = tuple((sink, _entry(sink)) for sink in self._bound)
-        for sink, call in self._calls:
+        for sink in self.sinks:
             try:
-                returned = call(event)
+                returned = sink(event)
             except (KeyboardInterrupt, asyncio.CancelledError):
                 raise
             except BaseException:  # a sink's failure of any kind never breaks a call
@@ -64,16 +56,6 @@ class Fanout:
         """Wait for async sinks still handling events (each bounded by `timeout_s`)."""
         while self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)
-
-
-def _entry(sink: Sink) -> Sink:
-    """What to call for `sink`: an object's own `__call__` method, bound once (calling the
-    object looks the method up and binds it on every event: a third of a sink's cost)."""
-    found = (vars(cls)["__call__"] for cls in type(sink).__mro__ if "__call__" in vars(cls))
-    method = next(found, None)
-    if isinstance(method, FunctionType):  # a class of Python code
-        return cast("Sink", MethodType(method, sink))
-    return sink  # a function, a bound method, a builtin: called as it is
 
 
 def _name(sink: Sink) -> str:
