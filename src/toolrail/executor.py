@@ -631,7 +631,7 @@ def _started(
         context=ctx,
         arguments=call.arguments,
         asked_arguments=asked,
-        description=None if tool.describe is None else _describe(tool, tool.describe, args, call),
+        description=_describe(tool, args, call.arguments),
         source=tool.source,
         read_only=tool.annotations.read_only,
     )
@@ -673,13 +673,13 @@ def _same(one: tuple[object, ...], other: tuple[object, ...]) -> bool:
     return all(a is b or a == b for a, b in zip(one, other, strict=True))
 
 
-def _describe(
-    tool: AnyTool, describe: Callable[[Any], str], args: object, call: ToolCall
-) -> str | None:
-    """The tool's one-liner (`describe`) for the call, without what its arguments hide
-    (it is the tool's own words about them)."""
+def _describe(tool: AnyTool, args: object, arguments: RawArguments) -> str | None:
+    """The tool's one-liner for the call, without what its arguments hide (it is the
+    tool's own words about them)."""
+    if tool.describe is None:
+        return None
     try:
-        return hidden_texts(call.arguments).without(describe(args))
+        return hidden_texts(arguments).without(tool.describe(args))
     except KeyboardInterrupt:
         raise
     except BaseException:  # the tool's own code: its failure of any kind is not ours to raise
