@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import Token
 from random import getrandbits
-from typing import TYPE_CHECKING, Any, Protocol, assert_never, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import orjson
 
@@ -76,17 +76,12 @@ from toolrail.core.redact import cut, redact, redact_text
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
 from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
 from toolrail.recording.events import (
-    CircuitStateChanged,
-    McpServerStateChanged,
-    ToolCallRequested,
+    EventRoutes,
     ToolCompleted,
-    ToolDefinitionChanged,
     ToolEvent,
     ToolFailed,
     ToolProgress,
-    ToolRegistered,
     ToolStarted,
-    ToolUnregistered,
 )
 
 if TYPE_CHECKING:
@@ -193,12 +188,7 @@ class OtelSink:
         if self._builder is None:
             self._synchronous(event)
             return
-        # by the event's exact type: a `match` of class patterns, a chain of isinstance
-        # checks on every event, cost a call more than the rest of this
-        take = _TAKES.get(type(event))
-        if take is None:
-            take = _take_by_kind(event)
-        take(self, event)
+        _ROUTES[type(event)](self, event)
 
     def _started(self, event: ToolStarted) -> None:
         parent, span, sampling, recording = self._decide(event)
@@ -538,38 +528,11 @@ class _Builder:
         return span
 
 
-_Take = Callable[[OtelSink, Any], None]
-_TAKES: dict[type, _Take] = {}
-
-
-def _take_by_kind(event: ToolEvent) -> _Take:
-    """How the sink takes an event of `event`'s type (with the SDK's tracer): found by its
-    kind once a type."""
-    take: _Take
-    match event:
-        case ToolStarted():
-            take = OtelSink._started
-        case ToolCompleted() | ToolFailed():
-            take = OtelSink._finished
-        case ToolProgress():
-            take = OtelSink._progressed
-        case (
-            ToolCallRequested()
-            | ToolRegistered()
-            | ToolUnregistered()
-            | ToolDefinitionChanged()
-            | McpServerStateChanged()
-            | CircuitStateChanged()
-        ):
-            take = _ignore
-        case _:
-            assert_never(event)
-    _TAKES[type(event)] = take
-    return take
-
-
-def _ignore(sink: OtelSink, event: ToolEvent) -> None:
-    """No span: the event is not a call's start, progress or end."""
+_ROUTES: EventRoutes[OtelSink] = EventRoutes(
+    (ToolStarted, OtelSink._started),
+    ((ToolCompleted, ToolFailed), OtelSink._finished),
+    (ToolProgress, OtelSink._progressed),
+)  # other events are not a call's start, progress or end: no span
 
 
 def _under_default_sampler(parent: otel_context.Context) -> _Parent:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar, get_args
 
 from toolrail.core._slots import constructor, fast_init
 from toolrail.core.call import RawArguments, ToolOutcome
@@ -172,3 +173,31 @@ ToolEvent = (
 
 Sink = Callable[[ToolEvent], Awaitable[None] | None]
 """Receives every event; returning an awaitable makes it run in the background."""
+
+_EVENT_CLASSES = get_args(ToolEvent)
+R = TypeVar("R")
+
+
+class EventRoutes(dict[type, Callable[[R, Any], None]], Generic[R]):
+    """How a sink takes each kind of event, looked up by the event's exact type:
+    `routes[type(event)](sink, event)` (a `match` of class patterns on every event, a
+    chain of isinstance checks, costs a call more than a sink's own work). Filled a type
+    at a time from `kinds`: an event goes to the first whose classes it is an instance of;
+    any other tool event is ignored, anything else is a `TypeError`."""
+
+    def __init__(self, *kinds: tuple[type | tuple[type, ...], Callable[[R, Any], None]]) -> None:
+        super().__init__()
+        self._kinds = kinds
+
+    def __missing__(self, kind: type) -> Callable[[R, Any], None]:
+        take = next((take for classes, take in self._kinds if issubclass(kind, classes)), None)
+        if take is None:
+            if not issubclass(kind, _EVENT_CLASSES):
+                raise TypeError(f"not a tool event: {kind.__name__}")
+            take = _ignored
+        self[kind] = take
+        return take
+
+
+def _ignored(sink: object, event: ToolEvent) -> None:
+    """An event of a kind the sink does not take."""

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal, assert_never
+from typing import TYPE_CHECKING, Literal
 
 from returns.result import Failure, Success
 
@@ -28,17 +28,13 @@ from toolrail.core.errors import ToolError
 from toolrail.core.redact import redact_text
 from toolrail.recording.eventjson import hidden_of, shown_tool
 from toolrail.recording.events import (
-    CircuitStateChanged,
-    McpServerStateChanged,
+    EventRoutes,
     ToolCallRequested,
     ToolCompleted,
-    ToolDefinitionChanged,
     ToolEvent,
     ToolFailed,
     ToolProgress,
-    ToolRegistered,
     ToolStarted,
-    ToolUnregistered,
 )
 from toolrail.recording.narration import describe_call, describe_error
 from toolrail.resilience import Health, HealthTracker
@@ -219,12 +215,7 @@ class ToolStreamHandler:
         self._health = health
 
     def __call__(self, event: ToolEvent) -> None:
-        # by the event's exact type: a chain of isinstance checks (a `match`) on every
-        # event would cost a tool call more than the rest of this
-        take = _TAKES.get(type(event))
-        if take is None:
-            take = _take_by_kind(event)
-        take(self, event)
+        _ROUTES[type(event)](self, event)
 
     def on_update(self, callback: UpdateCallback) -> None:
         """Call `callback` with every update, synchronously, as events arrive."""
@@ -407,38 +398,12 @@ class ToolStreamHandler:
             _put(queue, update, force=update.finished)
 
 
-_Take = Callable[[ToolStreamHandler, Any], None]
-_TAKES: dict[type, _Take] = {}
-
-
-def _take_by_kind(event: ToolEvent) -> _Take:
-    """How an event of `event`'s type is taken: found by its kind once a type."""
-    take: _Take
-    match event:
-        case ToolStarted():
-            take = ToolStreamHandler._started
-        case ToolCompleted() | ToolFailed():
-            take = ToolStreamHandler._finished_call
-        case ToolProgress():
-            take = ToolStreamHandler._progressed
-        case ToolCallRequested():
-            take = ToolStreamHandler._requested
-        case (
-            ToolRegistered()
-            | ToolUnregistered()
-            | ToolDefinitionChanged()
-            | McpServerStateChanged()
-            | CircuitStateChanged()
-        ):
-            take = _ignore
-        case _:
-            assert_never(event)
-    _TAKES[type(event)] = take
-    return take
-
-
-def _ignore(handler: ToolStreamHandler, event: ToolEvent) -> None:
-    """No line: the event is about tools or servers, not a call."""
+_ROUTES: EventRoutes[ToolStreamHandler] = EventRoutes(
+    (ToolStarted, ToolStreamHandler._started),
+    ((ToolCompleted, ToolFailed), ToolStreamHandler._finished_call),
+    (ToolProgress, ToolStreamHandler._progressed),
+    (ToolCallRequested, ToolStreamHandler._requested),
+)  # other events are about tools or servers, not a call: no line
 
 
 def _put(
