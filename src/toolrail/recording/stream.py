@@ -251,9 +251,9 @@ class ToolStreamHandler:
     # --- events → updates --------------------------------------------------------------
 
     def _started(self, event: ToolStarted) -> None:
-        call_id = event.call_id
-        if call_id in self._finished and self._ended(event):
+        if self._ended(event):
             return
+        call_id = event.call_id
         current = self._active.get(call_id)
         if current is not None and current.status == "running":
             return
@@ -265,9 +265,9 @@ class ToolStreamHandler:
         self._begin(call_id, event.tool, event.agent, "running", render, event.at)
 
     def _finished_call(self, event: ToolCompleted | ToolFailed) -> None:
-        call_id = event.call_id
-        if call_id in self._finished and self._ended(event):
+        if self._ended(event):
             return
+        call_id = event.call_id
         latest = self._active.pop(call_id, None)
         if latest is None or latest.status != "running":
             latest = self._ensure_started(event)
@@ -289,9 +289,7 @@ class ToolStreamHandler:
         self._publish(_progressed(latest, event, partial(_progress_text, first, report)))
 
     def _requested(self, event: ToolCallRequested) -> None:
-        if event.call_id in self._active or (
-            event.call_id in self._finished and self._ended(event)
-        ):
+        if event.call_id in self._active or self._ended(event):
             return
         tool = shown_tool(event)  # the model is still writing it: untrusted text
         render = partial(redact_text, f"💭 Preparing {tool}")
