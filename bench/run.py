@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import (
     executor_overhead,
+    instructions,
     log_throughput,
     mcp_overhead,
     railway_overhead,
@@ -29,6 +30,7 @@ async def main() -> None:
     routing_quality.main()
     routing_rest.main()
     routing_latency.main()
+    instructions.main()  # last: it starts its own processes, under valgrind
 
 
 if __name__ == "__main__":
