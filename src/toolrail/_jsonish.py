@@ -11,6 +11,7 @@ import pydantic
 from returns.result import Failure, Success
 
 from toolrail.core.errors import ToolError
+from toolrail.core.redact import TOO_DEEP, redact_text
 from toolrail.recording.events import ToolEvent
 
 _EVENTS: tuple[type, ...] = get_args(ToolEvent)  # the closed union's cases
@@ -47,6 +48,17 @@ def _fallback(value: Any) -> Any:
     return _repr(value)
 
 
+def message_text(value: object) -> str:
+    """`str(value)` for a message that came as some other object (a tool's exception as
+    its progress message); one whose `str` raises leaves its type name."""
+    try:
+        return str(value)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return f"<{type(value).__name__} (unprintable)>"
+
+
 def _repr(value: object) -> str:
     """`repr(value)`; a repr that raises anything (but Ctrl-C) leaves the value's type name."""
     try:
@@ -62,16 +74,65 @@ def _fields(value: Any) -> dict[str, Any]:
 
 
 def dumps(value: object, *, indent: bool = False) -> bytes:
-    """JSON bytes for any value; what JSON cannot hold is written as its `repr`."""
+    """JSON bytes for any value. What orjson cannot write (an integer beyond 64 bits, a
+    lone surrogate, nesting past its limit) is made writable where it is (`json_safe`),
+    not by turning the whole value into one string; only if even that fails is the value
+    written as its `repr`, redacted."""
     options = OPTIONS | (orjson.OPT_INDENT_2 if indent else 0)
     try:
         return orjson.dumps(value, default=_fallback, option=options)
     except (TypeError, orjson.JSONEncodeError):
-        # e.g. integers beyond 64 bits, nesting deeper than orjson allows, lone surrogates
-        text = _repr(value)
+        pass
+    try:
+        return orjson.dumps(json_safe(value), option=options)
+    except Exception:  # e.g. an event whose own fields break its JSON form
+        text = redact_text(_repr(value))
         if len(text) > 65_536:
             text = text[:65_536] + "…"
         return orjson.dumps(text.encode("utf-8", "replace").decode("utf-8"), option=options)
+
+
+_MAX_DEPTH = 250  # orjson's own limit is 255 levels
+_INT_RANGE = range(-(2**63), 2**64)  # what orjson writes as a number
+
+
+def json_safe(value: object, depth: int = 0) -> Any:
+    """`value` as JSON data orjson can write: an integer beyond 64 bits as its digits (a
+    string: nothing is lost), text with lone surrogates with replacement characters, what
+    lies deeper than orjson goes as `TOO_DEEP`, anything else as `dumps` shows it."""
+    if depth > _MAX_DEPTH:
+        return TOO_DEEP
+    kind = type(value)
+    if value is None or kind is bool or kind is float:
+        return value
+    if kind is str:
+        text = cast(str, value)
+        return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int(value) if value in _INT_RANGE else _digits(int(value))
+    if isinstance(value, dict):
+        return {
+            _key(json_safe(key, depth + 1)): json_safe(item, depth + 1)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [json_safe(item, depth + 1) for item in value]
+    if isinstance(value, str):  # a str subclass
+        return json_safe(str(value), depth)
+    return json_safe(_fallback(value), depth + 1)
+
+
+def _digits(number: int) -> str:
+    """An integer's digits; one too long for Python to print, how long it is."""
+    try:
+        return str(number)
+    except ValueError:  # past `sys.get_int_max_str_digits()`
+        return f"<an integer of {number.bit_length()} bits>"
+
+
+def _key(key: object) -> object:
+    """A key as orjson takes it (`OPT_NON_STR_KEYS`): str, int, float, bool or None."""
+    return key if key is None or isinstance(key, str | int | float) else str(key)
 
 
 def to_json_value(value: object) -> Any:

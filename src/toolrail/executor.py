@@ -50,6 +50,7 @@ from returns.result import Failure, Result, Success
 
 from toolrail._diagnostics import get_logger
 from toolrail._invocation import Invoker, answered, cancelled
+from toolrail._jsonish import message_text
 from toolrail._outputs import cap_output, fits
 from toolrail.core.call import RawArguments, ToolCall, ToolOutcome, make_outcome
 from toolrail.core.context import ExecutionContext, ProgressCallback
@@ -725,7 +726,9 @@ class _Progress:
                 self.loop.call_soon_threadsafe(self._tell, progress, total, message)
 
     def _tell(self, progress: float, total: float | None, message: str | None) -> None:
-        if type(message) is str and message:  # the tool's words: without what its arguments hide
+        if message is not None and type(message) is not str:  # a tool may pass any object
+            message = message_text(message)
+        if message:  # the tool's words: without what its arguments hide
             message = self.hidden.without(message)
         ctx = self.context() if self.context is not None else None
         if ctx is not None and self.sinks.sinks:

@@ -194,14 +194,17 @@ async def test_content_that_cannot_be_recorded_never_costs_the_span(
     by_tool = _by_tool(exporter)
     assert set(by_tool) == {each.name for each in tools}
     assert len(_log_lines(tmp_path)) == len(tools)
+    logged = {str(line["tool"]): line for line in _log_lines(tmp_path)}
     for name in ("huge_int", "deep", "unprintable"):  # recorded as the log records them
-        result = by_tool[name]["gen_ai.tool.call.result"]
-        assert isinstance(orjson.loads(str(result)), str), name
+        result = orjson.loads(str(by_tool[name]["gen_ai.tool.call.result"]))
+        assert result == logged[name]["output"], name
+    huge = orjson.loads(str(by_tool["huge_int"]["gen_ai.tool.call.result"]))
+    assert huge == f"<an integer of {(10**5000).bit_length()} bits>"
+    assert isinstance(orjson.loads(str(by_tool["deep"]["gen_ai.tool.call.result"])), list)
     surrogate = by_tool["lone_surrogate"]
     assert "gen_ai.tool.call.result" not in surrogate
     assert surrogate["gen_ai.tool.call.arguments"] == "{}"
     assert surrogate["toolrail.record_error"] == "gen_ai.tool.call.result: TypeError"
-    logged = {str(line["tool"]): line for line in _log_lines(tmp_path)}
     echoed = by_tool["echo"]  # arguments JSON cannot hold: their repr, made valid text
     assert orjson.loads(str(echoed["gen_ai.tool.call.arguments"])) == logged["echo"]["args"]
     assert echoed["gen_ai.tool.call.result"] == '"echoed"'

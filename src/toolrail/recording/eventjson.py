@@ -20,7 +20,7 @@ from typing import Any, assert_never
 import orjson
 from returns.result import Failure, Result, Success
 
-from toolrail._jsonish import to_json_value
+from toolrail._jsonish import message_text, to_json_value
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.errors import ToolError, UnknownTool
 from toolrail.core.hidden import NOTHING, Hidden, hidden_texts
@@ -184,8 +184,11 @@ def _clean(value: object, max_bytes: int) -> Any:
     return cut(value, max_bytes)
 
 
-def _text(text: str | None) -> str | None:
-    return None if text is None else redact_text(text)
+def _text(text: object) -> str | None:
+    """Redacted text, also of an event made with some other object where text belongs."""
+    if text is None:
+        return None
+    return redact_text(text if type(text) is str else message_text(text))
 
 
 def arguments_data(raw: RawArguments) -> object:

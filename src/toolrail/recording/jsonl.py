@@ -27,10 +27,10 @@ from returns.result import Failure, Result, Success
 
 from toolrail._batches import BackgroundBatches
 from toolrail._diagnostics import get_logger
-from toolrail._jsonish import to_json_value
+from toolrail._jsonish import json_safe, to_json_value
 from toolrail.core.errors import ToolError
 from toolrail.core.hidden import NOTHING
-from toolrail.core.redact import TOO_DEEP, cut
+from toolrail.core.redact import cut
 from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
 from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
@@ -264,7 +264,7 @@ def _line(record: Mapping[str, Any]) -> bytes:
     try:
         return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
     except (TypeError, orjson.JSONEncodeError):
-        return orjson.dumps(_valid(record), option=orjson.OPT_APPEND_NEWLINE)
+        return orjson.dumps(json_safe(record), option=orjson.OPT_APPEND_NEWLINE)
 
 
 def append_whole(fd: int, line: bytes) -> None:
@@ -284,19 +284,6 @@ def append_whole(fd: int, line: bytes) -> None:
         raise
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
-
-
-def _valid(value: object, depth: int = 0) -> object:
-    """JSON data with every string made valid UTF-8 (lone surrogates replaced)."""
-    if depth > 200:
-        return TOO_DEEP
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
-    if isinstance(value, dict):
-        return {str(_valid(k, depth + 1)): _valid(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_valid(item, depth + 1) for item in value]
-    return value
 
 
 def _utc_day(moment: datetime) -> date:
