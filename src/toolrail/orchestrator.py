@@ -39,7 +39,7 @@ from toolrail.models.base import (
     StreamingModel,
     TurnDone,
 )
-from toolrail.observe.hooks import AgentEnded, AgentObserver
+from toolrail.observe.hooks import AgentEnded, AgentObserver, Contained, unobserved
 from toolrail.policy.approvals import ApprovalRequest, Approve, Deny
 from toolrail.policy.gates import Gates
 from toolrail.recording.events import Sink, ToolCallRequested
@@ -321,8 +321,12 @@ class Orchestrator:
 
     def _observed(self, agent: Agent, ctx: ExecutionContext) -> AbstractContextManager[AgentEnded]:
         if self.observer is None:
-            return nullcontext(_unobserved)
-        return self.observer.invoke_agent(agent.name, ctx)
+            return nullcontext(unobserved)
+        try:
+            return Contained(self.observer.invoke_agent(agent.name, ctx))
+        except Exception:  # the application's observer: its failure is not the run's
+            log.exception("agent observer failed", agent=agent.name)
+            return nullcontext(unobserved)
 
     async def _run_agent(
         self, agent: Agent, transcript: list[Message], ctx: ExecutionContext
@@ -481,10 +485,6 @@ class Orchestrator:
             final_message=final_message,
             pending=pending,
         )
-
-
-def _unobserved(kind: str, detail: str, turns: int, tool_calls: int) -> None:
-    return None
 
 
 def _ending(turns: _Turns) -> tuple[str, str, int, int]:

@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from toolrail import Agent, Orchestrator, ScriptedModel, ScriptedTurn, ToolRegistry, tool
+from toolrail import (
+    Agent,
+    ExecutionContext,
+    Orchestrator,
+    ScriptedModel,
+    ScriptedTurn,
+    Sink,
+    ToolRegistry,
+    tool,
+)
 from toolrail.builtin import complete, end_conversation
 from toolrail.models.base import ModelRequest
+from toolrail.observe.hooks import AgentEnded, AgentObserver
 from toolrail.observe.otel import OtelSink
 
 pytestmark = pytest.mark.anyio
@@ -120,3 +133,77 @@ def test_importing_toolrail_and_the_hook_does_not_import_opentelemetry() -> None
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+class _Raising(SpanProcessor):
+    """A span processor whose collector is unreachable: it raises at every span."""
+
+    def __init__(self, when: str) -> None:
+        self.when = when
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        if self.when == "start":
+            raise RuntimeError("collector unreachable")
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if self.when == "end":
+            raise RuntimeError("collector unreachable")
+
+
+class _BrokenObserver:
+    """An application's observer that fails at one step of every stretch."""
+
+    def __init__(self, step: str) -> None:
+        self.step = step
+        self.left: list[str] = []
+
+    @contextmanager
+    def invoke_agent(self, agent: str, ctx: ExecutionContext) -> Iterator[AgentEnded]:
+        if self.step == "call":
+            raise RuntimeError("observer broken")
+
+        def ended(kind: str, detail: str, turns: int, tool_calls: int) -> None:
+            if self.step == "ended":
+                raise RuntimeError("observer broken")
+
+        if self.step == "enter":
+            raise RuntimeError("observer broken")
+        yield ended
+        self.left.append(agent)
+        if self.step == "exit":
+            raise RuntimeError("observer broken")
+
+
+def _weather_run(observer: AgentObserver, sinks: list[Sink]) -> Orchestrator:
+    model = ScriptedModel(
+        [
+            ScriptedTurn(calls=[("lookup", {"city": "Oslo"})]),
+            ScriptedTurn(calls=[("end_conversation", {"reason": "done"})]),
+        ]
+    )
+    agent = Agent(name="ops", instructions="-", model=model, tools=("lookup", "end_conversation"))
+    return Orchestrator(
+        [agent], ToolRegistry([lookup, end_conversation]), sinks=sinks, observer=observer
+    )
+
+
+@pytest.mark.parametrize("when", ["start", "end"])
+async def test_a_span_processor_that_raises_never_breaks_the_run(when: str) -> None:
+    """The invoke_agent span is made on the run's path: a processor raising there is
+    reported, and the run ends as it would have (found by an outside review: the error
+    escaped `Orchestrator.run`)."""
+    provider = TracerProvider()
+    provider.add_span_processor(_Raising(when))
+    otel = OtelSink(provider)
+    result = await _weather_run(otel, [otel]).run("weather?")
+    assert result.end.kind == "end_conversation"
+    assert [str(o.result.unwrap()) for o in result.outcomes][:1] == ["Oslo: 4°C"]
+
+
+@pytest.mark.parametrize("step", ["call", "enter", "ended", "exit"])
+async def test_an_observer_that_fails_never_breaks_the_run(step: str) -> None:
+    observer = _BrokenObserver(step)
+    result = await _weather_run(observer, []).run("weather?")
+    assert result.end.kind == "end_conversation"
+    if step in ("ended", "exit"):
+        assert observer.left == ["ops"]  # left as usual after the failed step
