@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Literal
 
 import orjson
 import pytest
@@ -14,6 +15,7 @@ from pydantic import BaseModel
 from returns.result import Success
 
 from toolrail import ExecutionContext, Executor, JsonlCallLog, ToolCall, ToolRegistry, tool
+from toolrail.core.errors import InvalidArguments
 from toolrail.core.tool import AnyTool
 from toolrail.observe.otel import OtelSink
 
@@ -245,3 +247,33 @@ async def test_odd_progress_and_a_name_that_is_no_string_never_cost_the_span(
     reported = [dict(event.attributes or {}) for event in odd.events]
     assert {"progress": 1.0, "total": 2.0} in reported
     assert all(isinstance(value, float) for each in reported for value in each.values())
+
+
+@tool
+def book_visit(patient: Literal["self", "child"], age: int) -> str:
+    """Book a doctor's visit."""
+    return "booked"
+
+
+@pytest.mark.parametrize("record_content", [False, True])
+async def test_a_refused_calls_argument_values_reach_its_span_only_with_content(
+    spans: tuple[TracerProvider, InMemorySpanExporter], record_content: bool
+) -> None:
+    """A validation error quotes the values it rejected: without content opted in, the
+    span's status says only where the arguments were wrong (found by an outside review:
+    the values reached the status description either way)."""
+    provider, exporter = spans
+    sink = OtelSink(provider, record_content=record_content)
+    executor = Executor(ToolRegistry([book_visit]), sinks=[sink])
+    arguments = {"patient": "Jane Roe, 12 Elm St", "age": "forty, diabetic"}
+    outcome = await executor.run(
+        ToolCall(name="book_visit", arguments=arguments), ExecutionContext()
+    )
+    assert isinstance(outcome.result.failure(), InvalidArguments)
+    assert sink.flush()
+    [span] = exporter.get_finished_spans()
+    description = span.status.description or ""
+    assert "$.patient" in description
+    assert "$.age" in description
+    assert ("Jane Roe" in description) is record_content
+    assert ("diabetic" in description) is record_content

@@ -72,6 +72,7 @@ from toolrail._diagnostics import get_logger
 from toolrail._jsonish import to_json_value
 from toolrail.core.call import ToolOutcome
 from toolrail.core.context import ExecutionContext
+from toolrail.core.errors import InvalidArguments, ToolError
 from toolrail.core.redact import cut, redact, redact_text
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
 from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
@@ -359,7 +360,7 @@ class OtelSink:
                 if (reported := _progress_marks(progress, total)) is not None:
                     span.add_event("progress", reported, timestamp=at)
             if isinstance(finished, ToolFailed):
-                message = str(redact(finished.error.message))
+                message = _status(finished.error, self.record_content)
                 span.set_status(trace.Status(trace.StatusCode.ERROR, message))
             span.end(end_time=end)
         except Exception as error:  # a span processor that raises: the span is lost, not more
@@ -448,7 +449,8 @@ class OtelSink:
                 otel_context.detach(token)
         if isinstance(event, ToolFailed):
             span.set_attribute("error.type", event.error.kind)
-            span.set_status(trace.Status(trace.StatusCode.ERROR, str(redact(event.error.message))))
+            message = _status(event.error, self.record_content)
+            span.set_status(trace.Status(trace.StatusCode.ERROR, message))
         elif self.record_content and isinstance(event.outcome.result, Success):
             content: dict[str, AttributeValue] = {}
             _add_content(content, _RESULT, _output, event.outcome)
@@ -584,3 +586,13 @@ def _add_content(
         note = f"{key}: {type(error).__name__}"
         earlier = attributes.get(_RECORD_ERROR)
         attributes[_RECORD_ERROR] = note if earlier is None else f"{earlier}; {note}"
+
+
+def _status(error: ToolError, content: bool) -> str:
+    """A failed span's status description: the error's message, redacted. Without content
+    recorded, not a validation error's: it quotes the arguments it rejected (`got '...'`),
+    so only where they were wrong is said."""
+    if isinstance(error, InvalidArguments) and not content:
+        where = ", ".join(issue.path for issue in error.issues)
+        return f"invalid arguments at {where}" if where else "invalid arguments"
+    return str(redact(error.message))
