@@ -73,7 +73,7 @@ from toolrail._jsonish import to_json_value
 from toolrail.core.call import ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import InvalidArguments, ToolError
-from toolrail.core.redact import cut, redact, redact_text
+from toolrail.core.redact import cut, redact, redact_text, shown_name
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
 from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
 from toolrail.recording.events import (
@@ -325,7 +325,7 @@ class OtelSink:
         attributes: dict[str, AttributeValue] = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": shown_tool(opened),
-            "gen_ai.tool.call.id": opened.call_id,
+            "gen_ai.tool.call.id": shown_name(opened.call_id),  # a model wrote it
             "gen_ai.tool.type": "function",
             "gen_ai.conversation.id": opened.context.conversation_id,
             "gen_ai.agent.name": opened.context.agent,
@@ -423,7 +423,7 @@ class OtelSink:
             attributes={
                 "gen_ai.operation.name": "execute_tool",
                 "gen_ai.tool.name": tool,
-                "gen_ai.tool.call.id": call_id,
+                "gen_ai.tool.call.id": shown_name(call_id),  # a model wrote it
                 "gen_ai.tool.type": "function",
                 "gen_ai.conversation.id": conversation_id,
                 "gen_ai.agent.name": agent,

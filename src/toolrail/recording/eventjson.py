@@ -51,7 +51,7 @@ def event_data(event: ToolEvent, *, max_value_bytes: int = MAX_VALUE_BYTES) -> d
     if isinstance(event, _CALL_EVENTS):
         ctx = event.context
         data |= {
-            "call_id": event.call_id,
+            "call_id": shown_name(event.call_id),  # a model wrote it: as its tool name
             "tool": shown_tool(event),
             "agent": ctx.agent,
             "conversation_id": ctx.conversation_id,

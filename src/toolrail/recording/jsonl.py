@@ -30,7 +30,7 @@ from toolrail._diagnostics import get_logger
 from toolrail._jsonish import json_safe, to_json_value
 from toolrail.core.errors import ToolError
 from toolrail.core.hidden import NOTHING
-from toolrail.core.redact import cut
+from toolrail.core.redact import cut, shown_name
 from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
 from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
@@ -240,7 +240,7 @@ def _common(event: ToolCompleted | ToolFailed) -> dict[str, Any]:
         "v": SCHEMA_VERSION,
         "timestamp": _iso(outcome.started_at),
         "finished_at": _iso(event.at),
-        "call_id": event.call_id,
+        "call_id": shown_name(event.call_id),  # a model wrote it: as its tool name
         "request_id": ctx.request_id,
         "conversation_id": ctx.conversation_id,
         "agent": ctx.agent,
@@ -252,7 +252,7 @@ def _common(event: ToolCompleted | ToolFailed) -> dict[str, Any]:
         "duration_ms": round(outcome.duration_ms, 3),
         "attempts": outcome.attempts,
         "trace": {
-            "call_stack": list(ctx.call_stack),
+            "call_stack": [shown_name(call_id) for call_id in ctx.call_stack],
             "batch_id": ctx.batch_id,
             "trace_id": ctx.trace_id,
         },
