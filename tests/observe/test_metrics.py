@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
+import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -226,3 +228,31 @@ async def test_tool_labels_are_registry_names_whatever_the_refusal() -> None:
     assert tools == {"divide", "<unknown>"}
     calls = "toolrail_tool_calls_total"
     assert samples[(calls, (("outcome", "transport_error"), ("tool", "<unknown>")))] == 20
+
+
+def test_idle_connections_neither_pin_threads_nor_stop_the_scrapes() -> None:
+    """Half-sent requests are closed once idle, and past the limit refused at once, so a
+    scrape gets through again (found by an outside review: each idle connection kept a
+    server thread for ever)."""
+    port = _free_port()
+    server = serve_metrics(PrometheusSink(), port, idle_timeout_s=0.5, max_connections=4)
+    idle: list[socket.socket] = []
+    try:
+        before = threading.active_count()
+        for _ in range(20):
+            held = socket.create_connection(("127.0.0.1", port))
+            held.sendall(b"GET /metrics HTTP/1.1\r\n")  # never finished
+            idle.append(held)
+        time.sleep(0.2)
+        assert threading.active_count() <= before + 4
+        closed = 0
+        for held in idle:  # closed by the server: refused at once, or once idle
+            held.settimeout(5)
+            closed += held.recv(1) == b""
+        assert closed == len(idle)
+        assert b"toolrail_tools_running" in _get(f"http://127.0.0.1:{port}/metrics")
+    finally:
+        for held in idle:
+            held.close()
+        server.shutdown()
+        server.server_close()

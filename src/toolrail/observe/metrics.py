@@ -21,9 +21,13 @@ the label set nor put its own text (a key it was shown) in a label.
 
 from __future__ import annotations
 
+import socket
+import sys
+import threading
 from collections.abc import Iterator
+from socketserver import ThreadingMixIn
 from typing import TYPE_CHECKING, Any, assert_never
-from wsgiref.simple_server import WSGIServer
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 try:
     import prometheus_client as prom
@@ -36,6 +40,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 from returns.result import Failure
 
+from toolrail._diagnostics import get_logger
 from toolrail.core.errors import UnknownTool
 from toolrail.recording.events import (
     NO_TOOL,
@@ -56,6 +61,8 @@ if TYPE_CHECKING:
     from toolrail.core.context import ExecutionContext
     from toolrail.mcp.hub import McpHub
     from toolrail.policy.gates import Gates
+
+log = get_logger("toolrail.observe.metrics")
 
 UNKNOWN = "<unknown>"
 
@@ -188,8 +195,63 @@ class _PolicyCollector(Collector):
         yield left
 
 
-def serve_metrics(sink: PrometheusSink, port: int = 9464, addr: str = "127.0.0.1") -> WSGIServer:
+def serve_metrics(
+    sink: PrometheusSink,
+    port: int = 9464,
+    addr: str = "127.0.0.1",
+    *,
+    idle_timeout_s: float = 10.0,
+    max_connections: int = 32,
+) -> WSGIServer:
     """Serve `/metrics` over HTTP from a daemon thread (localhost by default); stop it with
-    `server.shutdown(); server.server_close()`."""
-    server, _thread = prom.start_http_server(port, addr=addr, registry=sink.registry)
+    `server.shutdown(); server.server_close()`. A connection that sends nothing for
+    `idle_timeout_s` is closed, and one past `max_connections` open at once is refused:
+    idle or half-sent requests cannot pin a thread each for ever."""
+    family = socket.getaddrinfo(addr, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    settings = {"address_family": family[0][0], "limit": max_connections}
+    server_class = type("MetricsServer", (_BoundedServer,), settings)
+    handler = type("MetricsHandler", (_QuietHandler,), {"timeout": idle_timeout_s})
+    server: WSGIServer = make_server(
+        addr, port, prom.make_wsgi_app(sink.registry), server_class, handler
+    )
+    threading.Thread(target=server.serve_forever, name="toolrail-metrics", daemon=True).start()
     return server
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """Logs no request line (a library never prints)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Nothing."""
+
+
+class _BoundedServer(ThreadingMixIn, WSGIServer):
+    """A thread per connection, at most `limit` at once; a connection past it is closed."""
+
+    daemon_threads = True
+    limit = 32
+
+    def server_activate(self) -> None:
+        self._slots = threading.BoundedSemaphore(self.limit)
+        super().server_activate()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went quiet or away (the base prints a traceback to stderr)."""
+        error = sys.exc_info()[1]
+        log.debug("metrics request failed", error=type(error).__name__)
