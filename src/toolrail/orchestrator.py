@@ -31,6 +31,7 @@ from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ApprovalRequired, BudgetExceeded, Cancelled
 from toolrail.core.messages import Handoff, Message, ToolResults, UserMessage
+from toolrail.core.redact import shown_name
 from toolrail.executor import Executor
 from toolrail.models.base import (
     CallAnnounced,
@@ -255,6 +256,7 @@ class Orchestrator:
             agent = self.agents.get(name)
             if agent is None:
                 end = RunEnd(kind="unknown_agent", agent=name, detail=f"no agent named {name!r}")
+                self._observe_unrun(end, conversation, request_id)
                 return self._result(conversation, transcript, runs, end)
             ctx = ExecutionContext(
                 agent=agent.name,
@@ -264,7 +266,7 @@ class Orchestrator:
                 request_id=request_id,
             )
             if first is None:
-                with self._observed(agent, ctx) as ended:
+                with self._observed(agent.name, ctx) as ended:
                     turns = await self._run_agent(agent, transcript, ctx)
                     ended(*_ending(turns))
             else:
@@ -289,7 +291,16 @@ class Orchestrator:
             agent=name,
             detail=f"control changed hands more than {self.max_handoffs} times",
         )
+        self._observe_unrun(end, conversation, request_id)
         return self._result(conversation, transcript, runs, end)
+
+    def _observe_unrun(self, end: RunEnd, conversation: str, request_id: str | None) -> None:
+        """A stretch that could not start (no such agent, one handoff too many), observed
+        as failed at once: a trace shows where the run failed. The name may be a model's."""
+        name = shown_name(end.agent)
+        ctx = ExecutionContext(agent=name, conversation_id=conversation, request_id=request_id)
+        with self._observed(name, ctx) as ended:
+            ended(end.kind, end.detail, 0, 0)
 
     def _as_read(self, transcript: list[Message]) -> list[Message]:
         """The transcript as a model reads it: the refusal of a tool hidden from the agent
@@ -319,13 +330,13 @@ class Orchestrator:
         self._masked[key] = (outcome, masked)
         return masked
 
-    def _observed(self, agent: Agent, ctx: ExecutionContext) -> AbstractContextManager[AgentEnded]:
+    def _observed(self, agent: str, ctx: ExecutionContext) -> AbstractContextManager[AgentEnded]:
         if self.observer is None:
             return nullcontext(unobserved)
         try:
-            return Contained(self.observer.invoke_agent(agent.name, ctx))
+            return Contained(self.observer.invoke_agent(agent, ctx))
         except Exception:  # the application's observer: its failure is not the run's
-            log.exception("agent observer failed", agent=agent.name)
+            log.exception("agent observer failed", agent=agent)
             return nullcontext(unobserved)
 
     async def _run_agent(

@@ -28,6 +28,7 @@ from toolrail.observe.hooks import AgentEnded, AgentObserver
 from toolrail.observe.otel import OtelSink
 
 pytestmark = pytest.mark.anyio
+TOKEN = "sk-ant-api03-" + "Z" * 40
 
 
 @tool
@@ -207,3 +208,35 @@ async def test_an_observer_that_fails_never_breaks_the_run(step: str) -> None:
     assert result.end.kind == "end_conversation"
     if step in ("ended", "exit"):
         assert observer.left == ["ops"]  # left as usual after the failed step
+
+
+async def test_a_handoff_that_cannot_run_ends_in_an_error_span(
+    spans: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """Control handed to no agent of that name, or once too often: the run fails, and its
+    trace says so where it happened (found by an outside review: every span was OK)."""
+    provider, exporter = spans
+    otel = OtelSink(provider)
+    model = ScriptedModel(
+        [ScriptedTurn(calls=[("complete", {"summary": "done", "next_agent": f"ghost {TOKEN}"})])]
+    )
+    planner = Agent(name="planner", instructions="-", model=model, tools=("complete",))
+    orchestrator = Orchestrator([planner], ToolRegistry([complete]), observer=otel)
+    result = await orchestrator.run("hi")
+    assert result.end.kind == "unknown_agent"
+    [failed] = [s for s in _named(exporter, "invoke_agent ") if s.name != "invoke_agent planner"]
+    assert failed.status.status_code is StatusCode.ERROR
+    assert dict(failed.attributes or {})["error.type"] == "unknown_agent"
+    assert TOKEN not in failed.name  # a model's text
+    assert TOKEN not in str(dict(failed.attributes or {}))
+
+    exporter.clear()
+    looping = ScriptedModel(
+        [ScriptedTurn(calls=[("complete", {"summary": "again", "next_agent": "planner"})])] * 3
+    )
+    planner = Agent(name="planner", instructions="-", model=looping, tools=("complete",))
+    orchestrator = Orchestrator([planner], ToolRegistry([complete]), observer=otel, max_handoffs=1)
+    result = await orchestrator.run("hi")
+    assert result.end.kind == "max_handoffs"
+    ends = [dict(s.attributes or {}).get("error.type") for s in _named(exporter, "invoke_agent ")]
+    assert ends.count("max_handoffs") == 1

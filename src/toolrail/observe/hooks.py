@@ -25,8 +25,12 @@ AgentEnded = Callable[[str, str, int, int], None]
 """Told how the stretch ended: `(kind, detail, turns, tool_calls)`; `kind` is "completed"
 (the agent's task is done) or the run's end kind ("model_error", "max_turns", ...)."""
 
-FAILED_ENDS = frozenset({"model_error", "max_turns", "max_tool_calls"})
-"""End kinds that mean the agent failed, as opposed to finishing or pausing."""
+FAILED_ENDS = frozenset(
+    {"model_error", "max_turns", "max_tool_calls", "unknown_agent", "max_handoffs"}
+)
+"""End kinds that mean the agent failed, as opposed to finishing or pausing. The last two
+end a stretch that could not start: control was handed to no agent of that name, or once
+too often."""
 
 
 class AgentObserver(Protocol):
