@@ -218,14 +218,19 @@ class Orchestrator:
         batch = transcript[-1]
         assert isinstance(batch, ToolResults)
         outcomes = list(batch.outcomes)
-        for index, outcome in enumerate(outcomes):
-            request_id = _waiting_for(outcome)
-            if request_id in decisions:
-                settled = await self.executor.resume(request_id, decisions[request_id])
-                outcomes[index] = settled.value_or(outcome)
+        agent = paused.end.agent
+        ctx = ExecutionContext(agent=agent, conversation_id=paused.conversation_id)
+        with self._observed(agent, ctx) as ended:  # the approved calls run inside it
+            settled_calls = 0
+            for index, outcome in enumerate(outcomes):
+                request_id = _waiting_for(outcome)
+                if request_id in decisions:
+                    settled = await self.executor.resume(request_id, decisions[request_id])
+                    outcomes[index] = settled.value_or(outcome)
+                    settled_calls += 1
+            ended("resumed", "approvals decided", 0, settled_calls)
         transcript[-1] = ToolResults(agent=batch.agent, outcomes=tuple(outcomes))
         runs = list(paused.agents)
-        agent = paused.end.agent
         if any(_waiting_for(o) for o in outcomes):
             return self._result(paused.conversation_id, transcript, runs, paused.end)
         match _terminator(outcomes):

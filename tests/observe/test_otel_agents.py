@@ -26,6 +26,7 @@ from toolrail.builtin import complete, end_conversation
 from toolrail.models.base import ModelRequest
 from toolrail.observe.hooks import AgentEnded, AgentObserver
 from toolrail.observe.otel import OtelSink
+from toolrail.policy import Approve, Gates, Rules
 
 pytestmark = pytest.mark.anyio
 TOKEN = "sk-ant-api03-" + "Z" * 40
@@ -240,3 +241,42 @@ async def test_a_handoff_that_cannot_run_ends_in_an_error_span(
     assert result.end.kind == "max_handoffs"
     ends = [dict(s.attributes or {}).get("error.type") for s in _named(exporter, "invoke_agent ")]
     assert ends.count("max_handoffs") == 1
+
+
+async def test_an_approved_call_runs_inside_its_agents_span(
+    spans: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """`Orchestrator.resume` runs the approved call inside an invoke_agent span of the
+    agent that asked for it (found by an outside review: its span was a root of its own)."""
+    provider, exporter = spans
+    otel = OtelSink(provider)
+    model = ScriptedModel(
+        [
+            ScriptedTurn(calls=[("lookup", {"city": "Oslo"})]),
+            ScriptedTurn(calls=[("end_conversation", {"reason": "done"})]),
+        ]
+    )
+    agent = Agent(name="ops", instructions="-", model=model, tools=("lookup", "end_conversation"))
+    orchestrator = Orchestrator(
+        [agent],
+        ToolRegistry([lookup, end_conversation]),
+        sinks=[otel],
+        observer=otel,
+        gates=Gates(rules=Rules.of(ask=["lookup"])),
+    )
+    paused = await orchestrator.run("weather?")
+    [request] = paused.pending
+    done = await orchestrator.resume(paused, {request.id: Approve()})
+    assert done.end.kind == "end_conversation"
+    assert otel.flush()
+    spans_by_id = {s.context.span_id: s for s in exporter.get_finished_spans()}
+    [ran] = [
+        s
+        for s in _named(exporter, "execute_tool lookup")
+        if s.status.status_code is not StatusCode.ERROR
+    ]
+    assert ran.parent is not None
+    parent = spans_by_id[ran.parent.span_id]
+    assert parent.name == "invoke_agent ops"
+    assert dict(parent.attributes or {})["toolrail.agent.end"] == "resumed"
+    assert dict(parent.attributes or {})["toolrail.agent.tool_calls"] == 1
