@@ -42,6 +42,7 @@ from toolrail.recording.logreader import (
 )
 from toolrail.recording.stream import ToolStreamHandler
 from toolrail.registry import AgentToolTable, ToolRegistry
+from toolrail.resilience import Resilience
 from toolrail.routing import Router
 
 
@@ -311,9 +312,16 @@ def _tools_list(args: argparse.Namespace) -> int:
 
 def _search(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
-        executor = Executor(loaded.registry, agents=loaded.agents, gates=loaded.gates)
+        # the executor brings health and circuits (as the log left them) with or without
+        # --agent; the agent table only with it
+        executor = Executor(
+            loaded.registry,
+            agents=loaded.agents if args.agent else None,
+            gates=loaded.gates,
+            resilience=_recorded(loaded, loaded.log_dir)[1],
+        )
         ctx = loaded.context(args.agent)
-        router = Router(loaded.registry, executor=executor if args.agent else None)
+        router = Router(loaded.registry, executor=executor)
         matches = router.search(args.query, k=args.k, ctx=ctx if args.agent else None)
         if not matches:
             print("no tool fits this request", file=sys.stderr)
@@ -398,14 +406,12 @@ def _ask_on_terminal(request: ApprovalRequest) -> Decision:
 def _tools_explain(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
         # the same executor `call` builds: without --agent the operator may call every tool;
-        # health and circuits as the recent call log left them (a new process knows no other)
-        logs = loaded.log_dir
-        recent = recent_entries(logs) if logs is not None and logs.is_dir() else []
+        recent, resilience = _recorded(loaded, loaded.log_dir)
         executor = Executor(
             loaded.registry,
             agents=loaded.agents if args.agent else None,
             gates=loaded.gates,
-            resilience=recorded_resilience(recent),
+            resilience=resilience,
         )
         ctx = loaded.context(args.agent)
         if loaded.registry.find(args.name) is None:
@@ -427,6 +433,14 @@ def _tools_explain(args: argparse.Namespace) -> int:
     return _with_tools(args, body, tool=args.name)
 
 
+def _recorded(loaded: _Loaded, logs: Path | None) -> tuple[list[Entry], Resilience]:
+    """The tail of the call log in `logs`, and the health and circuits it leaves: all that
+    a new process knows of them (`tools explain`, and the routers of `search` and `serve`)."""
+    recent = recent_entries(logs) if logs is not None and logs.is_dir() else []
+    servers = [server.name for server in loaded.mcp]
+    return recent, recorded_resilience(recent, servers=servers)
+
+
 def _serve(args: argparse.Namespace) -> int:
     async def body(loaded: _Loaded, hub: McpHub) -> int:
         overrides = {
@@ -442,7 +456,8 @@ def _serve(args: argparse.Namespace) -> int:
         from toolrail.serve import McpToolServer
 
         # a gateway always keeps its record: without a config, in ./logs where it was started
-        sinks: list[Sink] = [JsonlCallLog(loaded.log_dir or Path("logs"))]
+        logs = loaded.log_dir or Path("logs")
+        sinks: list[Sink] = [JsonlCallLog(logs)]
         if args.progress:  # stdout carries the protocol: the operator reads stderr
             sinks.append(ToolStreamHandler(on_update=lambda u: print(u.text, file=sys.stderr)))
         if args.metrics_port is not None:
@@ -452,8 +467,12 @@ def _serve(args: argparse.Namespace) -> int:
                 print(f"toolrail: {error}", file=sys.stderr)
                 return 2
             metrics = PrometheusSink(gates=loaded.gates)
+            try:
+                serve_metrics(metrics, args.metrics_port)
+            except OSError as error:  # the port is taken, or not ours to bind
+                print(f"toolrail: metrics port {args.metrics_port}: {error}", file=sys.stderr)
+                return 2
             metrics.follow(hub)
-            serve_metrics(metrics, args.metrics_port)
             print(
                 f"toolrail: metrics at http://127.0.0.1:{args.metrics_port}/metrics",
                 file=sys.stderr,
@@ -464,6 +483,7 @@ def _serve(args: argparse.Namespace) -> int:
             context=loaded.context(settings.agent),
             agents=loaded.agents if settings.agent else None,
             gates=loaded.gates,
+            resilience=_recorded(loaded, logs)[1],
             sinks=sinks,
             settings=settings,
         )

@@ -7,18 +7,21 @@ with a warning, never raised.
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 from returns.result import Success
 
 from toolrail._diagnostics import get_logger
+from toolrail.mcp.naming import sanitize
 from toolrail.recording.jsonl import FILE_PREFIX
 from toolrail.resilience import BreakerSettings, Resilience, percentile
 
@@ -28,8 +31,9 @@ Entry = dict[str, Any]
 
 
 def log_files(directory: str | Path) -> list[Path]:
-    """The call-log files of a directory, oldest day first."""
-    return sorted(Path(directory).glob(f"{FILE_PREFIX}*.jsonl"))
+    """The call-log files of a directory, oldest day first: regular files only (a FIFO
+    named like one takes no place among the newest; reading checks again)."""
+    return sorted(p for p in Path(directory).glob(f"{FILE_PREFIX}*.jsonl") if p.is_file())
 
 
 def read_entries(directory: str | Path) -> Iterator[Entry]:
@@ -39,8 +43,27 @@ def read_entries(directory: str | Path) -> Iterator[Entry]:
 
 
 def read_file(path: Path) -> Iterator[Entry]:
-    with path.open("rb") as handle:
+    handle = _open_regular(path)
+    if handle is None:
+        return
+    with handle:
         yield from _parse(path, handle)
+
+
+def _open_regular(path: Path) -> BinaryIO | None:
+    """`path` open for reading, or None if it is not a regular file: a FIFO or a device
+    named like a log file would block a plain open, or a read, for ever. Opened without
+    blocking, then checked, so a file swapped in between cannot block either."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):  # (O_NONBLOCK means nothing to one)
+            return os.fdopen(fd, "rb")
+    except OSError:
+        os.close(fd)
+        raise
+    os.close(fd)
+    log.warning("skipping a log file that is not a regular file", file=str(path))
+    return None
 
 
 def recent_entries(
@@ -51,7 +74,10 @@ def recent_entries(
     entries: list[Entry] = []
     for path in log_files(directory)[-max_files:]:
         try:
-            with path.open("rb") as handle:
+            handle = _open_regular(path)
+            if handle is None:
+                continue
+            with handle:
                 size = handle.seek(0, 2)
                 handle.seek(max(0, size - max_bytes))
                 data = handle.read()
@@ -78,13 +104,19 @@ _REFUSALS = frozenset(
 
 
 def recorded_resilience(
-    entries: Iterable[Entry], *, breakers: BreakerSettings | None = None
+    entries: Iterable[Entry],
+    *,
+    breakers: BreakerSettings | None = None,
+    servers: Iterable[str] = (),
 ) -> Resilience:
     """A `Resilience` whose health and circuits are replayed from logged calls, each at the
     time it finished: what `toolrail tools explain` and a router read in a new process.
-    Calls refused before they ran are left out, as the executor leaves them out."""
+    Calls refused before they ran are left out, as the executor leaves them out; a
+    cancelled call counts for health but is no verdict for a circuit, as live. `servers`:
+    the MCP servers' names, so that their tools' calls count for `mcp:<server>` too."""
     clock = _ReplayClock()
     resilience = Resilience(breakers=breakers, clock=clock)
+    prefixes = {f"mcp__{sanitize(name)}__": name for name in servers}
     for entry in entries:
         ok = entry.get("status") == "success"
         error = _error(entry)
@@ -96,11 +128,28 @@ def recorded_resilience(
         message = " ".join(str(error.get("message", "")).split())
         failure = None if ok else f"{entry.get('timestamp', '?')} {kind}: {message}"
         resilience.health.record(tool, ok, _number(entry.get("duration_ms")), failure)
-        breaker = resilience.breaker(tool)
-        if isinstance(breaker.allow(), Success):  # it would have run
-            breaker.record(ok or not _breakage(kind, error))
+        for key in _circuits(tool, entry.get("source"), prefixes):
+            breaker = resilience.breaker(key)
+            if not isinstance(breaker.allow(), Success):  # live, it would not have run
+                continue
+            if kind == "cancelled":  # stopped, not judged: the probe given back
+                breaker.release()
+            else:
+                breaker.record(ok or not _breakage(kind, error))
     clock.at = None
     return resilience
+
+
+def _circuits(tool: str, source: object, prefixes: dict[str, str]) -> tuple[str, ...]:
+    """The breakers a call fed live (`Resilience.breakers_for`): its tool's, and for an MCP
+    tool its server's, the server whose `mcp__<name>__` prefix its name has (the longest:
+    a server's name may hold "__" itself)."""
+    if source != "mcp":
+        return (tool,)
+    owners = [prefix for prefix in prefixes if tool.startswith(prefix)]
+    if not owners:
+        return (tool,)
+    return (tool, f"mcp:{prefixes[max(owners, key=len)]}")
 
 
 class _ReplayClock:
