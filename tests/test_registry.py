@@ -176,6 +176,31 @@ def test_registering_a_local_tool_is_an_event() -> None:
     assert executor.registry is registry
 
 
+def test_the_tools_a_registry_holds_already_are_announced_to_a_new_executors_sinks() -> None:
+    """`Executor(ToolRegistry([a, b]), sinks=...)`: the sinks hear of `a` and `b` too, once,
+    as they hear of a tool registered later (found by an outside review: they never did)."""
+    from toolrail import Executor
+    from toolrail.recording.events import ToolEvent, ToolRegistered
+
+    @tool
+    def first(x: int) -> int:
+        """First."""
+        return x
+
+    @tool
+    def second(x: int) -> int:
+        """Second."""
+        return x
+
+    events: list[ToolEvent] = []
+    Executor(ToolRegistry([first, second]), sinks=[events.append])
+    assert len(events) == 2
+    assert [(type(e), e.tool) for e in events if isinstance(e, ToolRegistered)] == [
+        (ToolRegistered, "first"),
+        (ToolRegistered, "second"),
+    ]
+
+
 @given(
     asks=st.lists(
         st.tuples(

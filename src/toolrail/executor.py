@@ -654,8 +654,12 @@ def _masked(tool: AnyTool, arguments: RawArguments) -> RawArguments:
 
 
 def _tell_of_registrations(registry: ToolRegistry, executor: Executor) -> None:
-    """Emit `ToolRegistered` / `ToolUnregistered` for local tools added or removed later
-    (an MCP hub tells of its own tools); the registry holds the executor only weakly."""
+    """Emit `ToolRegistered` for the local tools the registry holds now, and
+    `ToolRegistered` / `ToolUnregistered` for those added or removed later (an MCP hub
+    tells of its own tools); the registry holds the executor only weakly."""
+    for tool in registry:
+        if tool.source == "local":
+            executor.sinks.emit(ToolRegistered(tool=tool.name))
     held = weakref.ref(executor)
 
     def changed(change: str, tool: AnyTool) -> None:

@@ -48,7 +48,10 @@ async def test_a_models_call_id_is_shown_as_its_tool_name_is(
     shown = str(dict(span.attributes or {})["gen_ai.tool.call.id"])
     [line] = [orjson.loads(text) for text in log.current_path.read_bytes().splitlines()]
     records = [shown, line["call_id"], *line["trace"]["call_stack"]]
-    records += [orjson.loads(dumps(event))["call_id"] for event in events]
+    records += [
+        orjson.loads(dumps(event))["call_id"] for event in events if hasattr(event, "call_id")
+    ]
+    assert len(records) >= 4
     for record in records:
         assert TOKEN not in record
         assert len(record) < 200
