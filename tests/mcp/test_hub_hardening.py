@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Literal
 
@@ -63,6 +64,23 @@ async def gone(pid: int) -> bool:
             return True
         await asyncio.sleep(0.05)
     return False
+
+
+async def no_process_with(argument: str, within_s: float) -> bool:
+    """Whether no process has `argument` on its command line (waits up to `within_s`; Linux)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not any(argument.encode() in _cmdline(entry) for entry in Path("/proc").iterdir()):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+def _cmdline(entry: Path) -> bytes:
+    try:
+        return (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
+    except OSError:  # ended meanwhile, or not ours to read
+        return b""
 
 
 async def test_a_server_that_fails_to_start_is_named_with_status_and_stderr(
@@ -266,9 +284,13 @@ async def test_a_cancelled_start_up_leaves_no_process_and_is_not_swallowed(
     test_server: McpServerConfig,
 ) -> None:
     """#9: cancelling `async with McpHub(...)` mid-connect stops the servers already
-    started and the cancellation reaches the caller."""
+    started, the one still starting too, and the cancellation reaches the caller."""
+    marker = f"--marker={uuid.uuid4().hex}"  # finds the hanging server's process
     hanging = McpServerConfig(
-        name="hangs", command=sys.executable, args=(SERVER, "--hang-on-start"), stderr="discard"
+        name="hangs",
+        command=sys.executable,
+        args=(SERVER, "--hang-on-start", marker),
+        stderr="discard",
     )
     ready = Waiter(
         lambda e: isinstance(e, McpServerStateChanged) and (e.server, e.state) == ("test", "ready")
@@ -290,6 +312,8 @@ async def test_a_cancelled_start_up_leaves_no_process_and_is_not_swallowed(
     assert pid is not None
     assert await gone(pid)
     assert {s.state for s in hub.status()} == {"closed"}
+    # gone with the hub, not seconds later (found by running the suite: it was left behind)
+    assert await no_process_with(marker, within_s=1)
 
 
 async def test_content_blocks_keep_mcp_shapes_and_text(test_server: McpServerConfig) -> None:

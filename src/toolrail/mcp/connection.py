@@ -163,6 +163,8 @@ class McpConnection:
                 _, late = await asyncio.wait(owners, timeout=10)
                 for task in late:
                     task.cancel()
+                if late:  # a cancelled session stops its server: wait for that too
+                    await asyncio.wait(late, timeout=5)
         except asyncio.CancelledError:
             for task in owners:
                 task.cancel()
@@ -213,7 +215,10 @@ class McpConnection:
                 )
             )
         except asyncio.CancelledError:
-            self._retire()
+            if ready.done():
+                self._retire()
+            else:  # stuck before the handshake ended: the stop signal cannot reach it
+                owner.cancel()
             raise
         except Exception as error:
             await asyncio.wait([owner], timeout=5)  # its exit status and last words
