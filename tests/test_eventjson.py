@@ -151,7 +151,8 @@ async def test_events_of_a_real_call_serialise() -> None:
     seen: list[ToolEvent] = []
     executor = Executor(ToolRegistry([add]), sinks=[seen.append])
     await executor.run(ToolCall(name="add", arguments={"a": 1, "b": 2}), CTX)
-    started, completed = (orjson.loads(dumps(e)) for e in seen)
+    registered, started, completed = (orjson.loads(dumps(e)) for e in seen)
+    assert (registered["type"], registered["tool"]) == ("tool_registered", "add")
     assert started["arguments"] == {"a": 1, "b": 2}
     assert completed["result"] == {"status": "success", "value": 3}
     assert orjson.loads(dumps(Success(3))) == {"status": "success", "value": 3}

@@ -221,6 +221,7 @@ async def test_events_for_a_call_and_progress_from_threads() -> None:
         events.append(event)
 
     ex = executor(sinks=[sink])
+    events.clear()  # the tools it was made with, announced
     result = await run(ex, "progresses", {"steps": 3})
     await asyncio.sleep(0)  # let thread-posted progress callbacks run
     assert result == Success(3)
@@ -279,7 +280,7 @@ async def test_failing_and_async_sinks_do_not_break_calls() -> None:
     ex = executor(sinks=[broken, slow])
     assert await run(ex, "echo", {"text": "ok"}) == Success("ok")
     await ex.aclose()
-    assert seen == ["ToolStarted", "ToolCompleted"]
+    assert [kind for kind in seen if kind != "ToolRegistered"] == ["ToolStarted", "ToolCompleted"]
 
 
 async def test_stuck_async_sink_is_bounded() -> None:
