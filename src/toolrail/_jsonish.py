@@ -108,8 +108,10 @@ def json_safe(value: object, depth: int = 0) -> Any:
     if kind is str:
         text = cast(str, value)
         return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, int):  # bool returned above; an IntEnum as its number
         return int(value) if value in _INT_RANGE else _digits(int(value))
+    if isinstance(value, float):
+        return float(value)
     if isinstance(value, dict):
         return {
             _key(json_safe(key, depth + 1)): json_safe(item, depth + 1)

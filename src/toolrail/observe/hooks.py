@@ -23,7 +23,8 @@ log = get_logger("toolrail.observe")
 
 AgentEnded = Callable[[str, str, int, int], None]
 """Told how the stretch ended: `(kind, detail, turns, tool_calls)`; `kind` is "completed"
-(the agent's task is done) or the run's end kind ("model_error", "max_turns", ...)."""
+(the agent's task is done), "resumed" (the calls a person decided on, run after a pause),
+or the run's end kind ("model_error", "max_turns", ...)."""
 
 FAILED_ENDS = frozenset(
     {"model_error", "max_turns", "max_tool_calls", "unknown_agent", "max_handoffs"}
