@@ -110,8 +110,8 @@ async def test_serve_finds_no_tool_whose_circuit_the_log_shows_open(
 
 @pytest.mark.anyio
 async def test_a_cancelled_call_is_no_verdict_when_replayed(tmp_path: Path) -> None:
-    """Live, a call stopped by `Executor.cancel` neither closes nor trips a circuit: five
-    timeouts around it open it. Replayed from the log, the same."""
+    """Live, a call stopped by `Executor.cancel` neither closes nor trips a circuit, nor
+    counts for health: five timeouts around it open it. Replayed from the log, the same."""
     started = asyncio.Event()
 
     @tool(timeout_s=0.05)
@@ -143,7 +143,7 @@ async def test_a_cancelled_call_is_no_verdict_when_replayed(tmp_path: Path) -> N
     )
     assert live_health is not None
     assert replayed_health is not None
-    assert replayed_health.calls == live_health.calls == 6  # health counts it, as live
+    assert replayed_health.calls == live_health.calls == 5  # not judged: health skips it too
     assert replayed_health.success_rate == live_health.success_rate == 0.0
 
 

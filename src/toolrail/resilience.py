@@ -409,7 +409,7 @@ class Resilience:
         duration_ms: float,
     ) -> None:
         """After the invocation: its health, and each breaker's verdict; a call cancelled
-        (`None`: its task was; or `Cancelled`) gives probes back without a verdict."""
+        (`None`: its task was; or `Cancelled`) counts for neither and gives probes back."""
         if type(result) is Success:  # the common case, in short
             self.health.record(tool.name, True, duration_ms, None)
             for breaker in held:
@@ -420,13 +420,13 @@ class Resilience:
                 breaker.release()
             return
         failure = result.failure() if type(result) is Failure else None
-        self.health.record(
-            tool.name, failure is None, duration_ms, None if failure is None else failure.message
-        )
-        if isinstance(failure, Cancelled):  # stopped, not judged: probes given back
+        if isinstance(failure, Cancelled):  # stopped, not judged: no health, probes given back
             for breaker in held:
                 breaker.release()
             return
+        self.health.record(
+            tool.name, failure is None, duration_ms, None if failure is None else failure.message
+        )
         verdict = failure is None or not is_breakage(failure)
         for breaker in held:
             breaker.record(verdict)

@@ -112,7 +112,8 @@ def recorded_resilience(
     """A `Resilience` whose health and circuits are replayed from logged calls, each at the
     time it finished: what `toolrail tools explain` and a router read in a new process.
     Calls refused before they ran are left out, as the executor leaves them out; a
-    cancelled call counts for health but is no verdict for a circuit, as live. `servers`:
+    cancelled call counts for neither health nor a circuit, as live (the log does not say
+    who cancelled it, and neither kind judges the tool). `servers`:
     the MCP servers' names, so that their tools' calls count for `mcp:<server>` too."""
     clock = _ReplayClock()
     resilience = Resilience(breakers=breakers, clock=clock)
@@ -125,16 +126,18 @@ def recorded_resilience(
             continue
         tool = str(entry.get("tool", "?"))
         clock.at = _epoch(entry.get("finished_at"))
+        if kind == "cancelled":  # stopped, not judged: no health, the probe given back
+            for key in _circuits(tool, entry.get("source"), prefixes):
+                breaker = resilience.breaker(key)
+                if isinstance(breaker.allow(), Success):
+                    breaker.release()
+            continue
         message = " ".join(str(error.get("message", "")).split())
         failure = None if ok else f"{entry.get('timestamp', '?')} {kind}: {message}"
         resilience.health.record(tool, ok, _number(entry.get("duration_ms")), failure)
         for key in _circuits(tool, entry.get("source"), prefixes):
             breaker = resilience.breaker(key)
-            if not isinstance(breaker.allow(), Success):  # live, it would not have run
-                continue
-            if kind == "cancelled":  # stopped, not judged: the probe given back
-                breaker.release()
-            else:
+            if isinstance(breaker.allow(), Success):  # else, live, it would not have run
                 breaker.record(ok or not _breakage(kind, error))
     clock.at = None
     return resilience
