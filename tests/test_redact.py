@@ -3,6 +3,7 @@ and the log line, progress text, spill file and error message of a real call."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -95,6 +96,28 @@ def test_argv_flags_hide_their_values(flag: str, value: str, joined: bool) -> No
     argv = ["login", f"{flag}={value}"] if joined else ["login", flag, value]
     assert value not in orjson.dumps(redact({"argv": argv})).decode()
     assert value not in redact_text(" ".join(argv)).replace(REDACTED, "")
+
+
+@given(
+    st.sampled_from(["--password", "--token", "--secret", "--api-key", "-password", "--pass"]),
+    st.text(alphabet=ALNUM + "!#$%^*()-_+ '\\\"é", min_size=6, max_size=24),
+    st.sampled_from(["json", "indented", "cut", "in a string", "indented in a string", "python"]),
+)
+def test_argv_flags_hide_their_values_in_text_that_is_not_json_data(
+    flag: str, value: str, spelling: str
+) -> None:
+    """Arguments that could not be read as JSON (cut off, a lone surrogate) are kept as
+    text: a flag's value written as the next item of a list still goes."""
+    argv = ["deploy", flag, value, "--verbose"]
+    text = {
+        "json": lambda: orjson.dumps({"argv": argv}).decode(),
+        "indented": lambda: json.dumps({"argv": argv}, indent=2),
+        "cut": lambda: orjson.dumps({"argv": argv}).decode()[:-3],
+        "in a string": lambda: orjson.dumps(orjson.dumps({"argv": argv}).decode()).decode(),
+        "indented in a string": lambda: json.dumps(json.dumps({"argv": argv}, indent=2)),
+        "python": lambda: repr(argv),
+    }[spelling]()
+    assert value not in redact_text(text).replace(REDACTED, "")
 
 
 @pytest.mark.parametrize(

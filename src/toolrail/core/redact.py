@@ -243,9 +243,19 @@ _ESCAPED_STRUCTURE = re.compile(
 )
 # a list or an object whose first string is written `\"`: JSON text in a JSON string
 _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
-_FLAGGED = re.compile(
-    r"(--?(?i:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-key)"
-    r"(?:=|" + _SP + r"{1,8}))[^\s\"']{1,512}"
+# `--password X`, `--token=X`: the value goes
+_FLAG_NAMES = r"--?(?i:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-key)"
+_FLAGGED = re.compile(r"(" + _FLAG_NAMES + r"(?:=|" + _SP + r"{1,8}))[^\s\"']{1,512}")
+# the same flag as an item of a list written out (JSON, a Python repr, or JSON text inside a
+# JSON string, its quotes `\"`): the next item, its escapes read, is the value
+_FLAGGED_ITEM = re.compile(
+    r"((?P<q>[\"'])" + _FLAG_NAMES + r"(?P=q)\s{0,16},\s{0,16}(?P<v>[\"']))"
+    r"(?:(?!(?P=v))[^\\\n]|\\[^\n]){1,512}"
+)
+_INNER_CHAR = r'[^"\\\n]|\\[^"\\\n]'  # not a quote nor a backslash of the text inside
+_FLAGGED_ESCAPED_ITEM = re.compile(
+    r'(\\"' + _FLAG_NAMES + r'\\"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}\\")'
+    r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r")){1,512}"
 )
 # a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
 # alone is too common a name to be secret anywhere else
@@ -380,6 +390,9 @@ def _redact_passes(text: str) -> str:
             lowered = text.lower()
         if "pass" in lowered or "token" in lowered or "secret" in lowered or "key" in lowered:
             text = _FLAGGED.sub(rf"\1{REDACTED}", text)
+            if '"' in text or "'" in text:
+                text = _FLAGGED_ITEM.sub(rf"\1{REDACTED}", text)
+                text = _FLAGGED_ESCAPED_ITEM.sub(rf"\1{REDACTED}", text)
     return text
 
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 import re
 from typing import Any, assert_never
 
-import orjson
 from returns.result import Failure, Result, Success
 
 from toolrail._jsonish import message_text, to_json_value
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.errors import ToolError, UnknownTool
-from toolrail.core.hidden import NOTHING, Hidden, hidden_texts
+from toolrail.core.hidden import NOTHING, Hidden, hidden_texts, read_arguments
 from toolrail.core.redact import cut, redact_text, shown_name
 from toolrail.recording.events import (
     NO_TOOL,
@@ -193,13 +192,9 @@ def _text(text: object) -> str | None:
 
 def arguments_data(raw: RawArguments) -> object:
     """A call's arguments as JSON data, as the log, an event's JSON and the OTel sink show
-    them: none is `{}`, and text that is not JSON is kept as text."""
-    if isinstance(raw, str | bytes):
-        try:
-            return orjson.loads(raw) if raw.strip() else {}
-        except orjson.JSONDecodeError:
-            return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    return to_json_value(raw if raw is not None else {})
+    them: JSON text read as the executor read it (`NaN` too: data, so redacted as data),
+    none is `{}`, and text that is not JSON is kept as text."""
+    return to_json_value(read_arguments(raw))
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
