@@ -3,6 +3,7 @@ any BaseException never makes `Executor.run` raise."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 import pydantic
@@ -111,3 +112,44 @@ async def test_a_failure_that_is_not_a_tool_error_is_the_tools_failure(
     error = outcome.result.failure()
     assert error.kind == "execution_failed"
     assert error.message.startswith(expected)
+
+
+async def test_a_sinks_own_cancelled_error_never_breaks_a_call() -> None:
+    """A sink that reads a cancelled future of its own raises `CancelledError`: a sink's
+    failure like any other, not the call's cancellation."""
+
+    def sink(event: ToolEvent) -> None:
+        cancelled = asyncio.get_running_loop().create_future()
+        cancelled.cancel()
+        cancelled.result()
+
+    @tool
+    async def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    executor = Executor(ToolRegistry([add]), sinks=[sink])
+    for b in range(3):
+        outcome = await executor.run(
+            ToolCall(name="add", arguments={"a": 1, "b": b}), ExecutionContext()
+        )
+        assert outcome.result == Success(1 + b)
+
+
+async def test_cancelling_the_callers_task_still_stops_a_call_whose_sinks_run() -> None:
+    """The call's own cancellation still propagates (the sinks heard how it ended)."""
+    heard: list[str] = []
+
+    @tool
+    async def wait() -> str:
+        """Wait."""
+        await asyncio.sleep(10)
+        return "done"
+
+    executor = Executor(ToolRegistry([wait]), sinks=[lambda e: heard.append(type(e).__name__)])
+    task = asyncio.ensure_future(executor.run(ToolCall(name="wait"), ExecutionContext()))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert heard[-1] == "ToolFailed"

@@ -24,8 +24,13 @@ class Fanout:
         for sink in self.sinks:
             try:
                 returned = sink(event)
-            except (KeyboardInterrupt, asyncio.CancelledError):
+            except KeyboardInterrupt:
                 raise
+            except asyncio.CancelledError:
+                if _being_cancelled():  # the call's own task: let it stop
+                    raise
+                log.exception("sink failed", sink=_name(sink), event_type=type(event).__name__)
+                continue
             except BaseException:  # a sink's failure of any kind never breaks a call
                 log.exception("sink failed", sink=_name(sink), event_type=type(event).__name__)
                 continue
@@ -56,6 +61,16 @@ class Fanout:
         """Wait for async sinks still handling events (each bounded by `timeout_s`)."""
         while self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)
+
+
+def _being_cancelled() -> bool:
+    """Whether the task running now is being cancelled: a sink's `CancelledError` is then
+    that cancellation; otherwise the sink's own (a future of its own it read), a failure."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no loop running
+        return False
+    return task is not None and task.cancelling() > 0
 
 
 def _name(sink: Sink) -> str:
