@@ -132,3 +132,33 @@ def test_puts_from_many_threads_are_all_handled() -> None:
         thread.join()
     assert batches.flush(timeout=10)
     assert sorted(handler.items) == list(range(4000))
+
+
+def test_a_stuck_handler_holds_at_most_max_queued_items_and_drops_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An exporter or disk that hangs: memory stays bounded, the drops are counted and
+    reported (not once per item), and what was queued is handled once it recovers."""
+    stuck = threading.Event()
+    handled: list[int] = []
+
+    def handle(batch: list[int]) -> None:
+        stuck.wait()
+        handled.extend(batch)
+
+    batches = BackgroundBatches(
+        handle, name="test-stuck", linger=0.0, linger_until="put", max_queued=100
+    )
+    batches.put(-1)  # the thread takes it and hangs
+    deadline = time.monotonic() + 5
+    while batches._queue and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with caplog.at_level(logging.WARNING, logger="toolrail.batches"):
+        for n in range(1000):
+            batches.put(n)
+    assert batches.dropped == 900
+    warnings = [r for r in caplog.records if "dropped" in r.getMessage()]
+    assert 1 <= len(warnings) <= 11
+    stuck.set()
+    assert batches.flush(timeout=5)
+    assert handled == [-1, *range(100)]

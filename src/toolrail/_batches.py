@@ -6,11 +6,17 @@ becomes one batch, hands each batch to `handle` and, once nothing has come for `
 ends; the next `put` starts another. `flush()` waits until every item put so far has been
 handled; whatever is still queued at interpreter exit is handled then. A `handle` that
 raises is reported through the library diagnostics; the items after it are handled as usual.
+
+Bounded: with `max_queued` items waiting (a `handle` stuck on a hung disk or exporter), a
+`put` drops its item, counted in `dropped` and reported, rather than hold memory without
+end. A child made by `os.fork` starts with an empty queue and no thread (the parent's
+thread is not there, and the parent handles what it had queued).
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 import weakref
 from collections import deque
@@ -29,6 +35,8 @@ _IDLE_S = 2.0
 """A thread with nothing to handle for this long ends; the next `put` starts one."""
 _EXIT_TIMEOUT_S = 10.0
 """How long the exit flush waits for each instance."""
+MAX_QUEUED = 100_000
+"""Items waiting, past which a `put` drops its item."""
 _LIVE: weakref.WeakSet[BackgroundBatches[Any]] = weakref.WeakSet()
 
 
@@ -52,25 +60,46 @@ class BackgroundBatches(Generic[T]):
         name: str,
         linger: float,
         linger_until: Literal["put", "flush"],
+        max_queued: int = MAX_QUEUED,
     ) -> None:
         self._handle = handle
         self._name = name
         self._linger = linger
         self._linger_until = linger_until
+        self._max_queued = max_queued
+        self.dropped = 0
+        """Items `put` dropped because `max_queued` were waiting."""
+        self._fresh()
+        _LIVE.add(self)
+
+    def _fresh(self) -> None:
+        """An empty queue, no thread (at start, and in a forked child)."""
         self._queue: deque[T | _Flushed] = deque()
         self._wake = threading.Event()
         self._hurry = threading.Event()
         self._thread: threading.Thread | None = None
         self._thread_lock = threading.Lock()
-        _LIVE.add(self)
 
     def put(self, item: T) -> None:
         """Queue `item` for the thread: append and wake it, nothing more."""
+        if len(self._queue) >= self._max_queued:
+            self._drop()
+            return
         self._queue.append(item)
         if not self._wake.is_set():
             self._wake.set()
         if self._thread is None:
             self._start()
+
+    def _drop(self) -> None:
+        self.dropped += 1
+        if self.dropped & (self.dropped - 1) == 0:  # the 1st, 2nd, 4th, 8th, ...: not a flood
+            log.warning(
+                "background queue full, item dropped",
+                thread=self._name,
+                queued=self._max_queued,
+                dropped=self.dropped,
+            )
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every item put so far is handled; False if `timeout` passed first."""
@@ -146,6 +175,14 @@ def flush_at_exit_first() -> None:
     earlier, shuts down."""
     atexit.unregister(_flush_at_exit)
     atexit.register(_flush_at_exit)
+
+
+def _after_fork_in_child() -> None:
+    for batches in list(_LIVE):
+        batches._fresh()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @atexit.register

@@ -4,7 +4,7 @@ Not `asyncio.to_thread`: its pool is small (min(32, cores + 4) threads) and join
 interpreter exit, so a few sync tools stuck past their deadline would starve every later
 sync call and keep the process from exiting. Here a worker is reused when one is idle and
 a new one is started when none is — a stuck worker holds only itself — and workers are
-daemon threads, so exit never waits for them.
+daemon threads, so exit never waits for them. A child made by `os.fork` starts with none.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import contextvars
 import functools
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -57,6 +58,14 @@ class _Workers:
 
 
 _workers = _Workers()
+
+
+def _after_fork_in_child() -> None:
+    global _workers
+    _workers = _Workers()  # the parent's idle workers are not threads of this process
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 async def run_sync(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:

@@ -7,7 +7,9 @@ exclusive `flock`, so threads, tasks and separate processes appending to the sam
 never interleave, and a lock held by another process never stalls the event loop. If a
 write fails half-way, the part written is cut off again, so a line is there whole or not at
 all. `flush()` waits for what was queued; `close()` / `aclose()` (or `with` / `async with`)
-flush and stop, and whatever is still queued at interpreter exit is written then.
+flush and stop, and whatever is still queued at interpreter exit is written then. A process
+killed with `kill -9` loses the lines still queued (milliseconds' worth), never a line
+already begun. A child made by `os.fork` opens the file anew, with its own lock.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 import fcntl
 import os
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -69,6 +72,7 @@ class JsonlCallLog:
         self._writer = BackgroundBatches(
             self._write_batch, name="toolrail-call-log", linger=_LINGER_S, linger_until="put"
         )
+        _OPEN.add(self)
 
     def __call__(self, event: ToolEvent) -> None:
         """Queue a finished call for the writer thread: no I/O and no record building here."""
@@ -108,6 +112,13 @@ class JsonlCallLog:
         _tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+    def _forked(self) -> None:
+        """In a forked child: the parent's descriptor shares its `flock`; open a new one."""
+        self._lock = threading.Lock()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd, self._day = None, None
 
     def _write_batch(self, batch: list[tuple[date, ToolCompleted | ToolFailed]]) -> None:
         """On the writer thread: build the batch's lines and append them, one write a day."""
@@ -231,6 +242,17 @@ class JsonlCallLog:
         if details:
             record["details"] = self._clean(details, self.max_output_bytes)
         return record
+
+
+_OPEN: weakref.WeakSet[JsonlCallLog] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for call_log in list(_OPEN):
+        call_log._forked()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _common(event: ToolCompleted | ToolFailed) -> dict[str, Any]:
