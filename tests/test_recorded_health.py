@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -100,3 +101,32 @@ def test_recorded_resilience_skips_refusals_and_reads_only_the_tail(tmp_path: Pa
     assert health.last_failure is not None
     assert "timed_out" in health.last_failure
     assert resilience.breaker("t").state == "closed"  # one failure opens nothing
+
+
+def test_replay_trusts_no_line_stamped_ahead_nor_a_duration_that_is_no_duration() -> None:
+    """Five timeouts stamped a day ahead (a writer's clock was wrong, an edited line) open
+    the circuit for its cooldown from now, not for a day; durations that are not numbers,
+    not finite, negative or absurd count as 0, not as the p95."""
+    ahead = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+
+    def entry(tool: str, duration: object, status: str = "failure") -> dict[str, object]:
+        return {
+            "tool": tool,
+            "status": status,
+            "duration_ms": duration,
+            "finished_at": ahead,
+            "error": {"kind": "timed_out", "message": "slow", "model_can_fix": False},
+        }
+
+    entries = [entry("fetch", 5) for _ in range(5)]
+    odd = ["nan", "inf", float("inf"), -5, 1e308, "soon", None, "12.5"]
+    entries += [entry("other", duration, "success") for duration in odd]
+    resilience = recorded_resilience(entries)
+
+    refusal = resilience.breaker("fetch").refusal()
+    assert refusal is not None
+    remaining = float(refusal.message.rsplit("another ", 1)[1].rstrip("s"))
+    assert 0 < remaining <= 30
+    health = resilience.health.health("other")
+    assert health is not None
+    assert health.p95_ms == 12.5

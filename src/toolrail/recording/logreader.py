@@ -116,6 +116,7 @@ def recorded_resilience(
     who cancelled it, and neither kind judges the tool). `servers`:
     the MCP servers' names, so that their tools' calls count for `mcp:<server>` too."""
     clock = _ReplayClock()
+    now = time.time()
     resilience = Resilience(breakers=breakers, clock=clock)
     prefixes = {f"mcp__{sanitize(name)}__": name for name in servers}
     for entry in entries:
@@ -125,7 +126,7 @@ def recorded_resilience(
         if not ok and kind in _REFUSALS:
             continue
         tool = str(entry.get("tool", "?"))
-        clock.at = _epoch(entry.get("finished_at"))
+        clock.at = _epoch(entry.get("finished_at"), now)
         if kind == "cancelled":  # stopped, not judged: no health, the probe given back
             for key in _circuits(tool, entry.get("source"), prefixes):
                 breaker = resilience.breaker(key)
@@ -165,10 +166,12 @@ class _ReplayClock:
         return self.at if self.at is not None else time.time()
 
 
-def _epoch(value: object) -> float | None:
+def _epoch(value: object, now: float) -> float | None:
+    """A line's time, never later than `now`: a line stamped ahead (a writer's clock was
+    wrong, an edited line) cannot keep a circuit open past its cooldown from now."""
     try:
-        return datetime.fromisoformat(str(value)).timestamp()
-    except ValueError:
+        return min(datetime.fromisoformat(str(value)).timestamp(), now)
+    except (ValueError, OverflowError, OSError):
         return None
 
 
@@ -248,11 +251,16 @@ def _error(entry: Entry) -> dict[str, Any]:
 
 
 def _number(value: object) -> float:
-    """A duration as written, or 0 for a line some other writer got wrong."""
+    """A duration as written, or 0 for a line some other writer got wrong (not a number,
+    negative, or longer than any call: past 100 days, or not finite)."""
     try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
         return 0.0
+    return number if 0 <= number <= _LONGEST_MS else 0.0
+
+
+_LONGEST_MS = 100 * 86_400_000.0
 
 
 def format_stats(rows: list[ToolStats]) -> str:
