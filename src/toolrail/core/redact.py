@@ -716,10 +716,34 @@ def _redacted_start(text: str, keep: int) -> str:
 
 
 def shown_name(name: str, limit: int = 120) -> str:
-    """A name someone supplied, as it may be shown (`redact_name`) and at most about `limit`
-    characters: a longer one keeps its start and says how long it was."""
-    shown = redact_name(name)
+    """A name someone supplied, as it may be shown (`redact_name`, `printable`) and at most
+    about `limit` characters: a longer one keeps its start and says how long it was."""
+    shown = printable(redact_name(name), one_line=True)
     return shown if len(shown) <= limit else f"{shown[:limit]}… ({len(name)} characters)"
+
+
+# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides
+_CONTROL = re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u202a-\\u202e\\u2066-\\u2069]")
+_CONTROL_IN_LINE = re.compile("[\\x00-\\x1f\\x7f-\\x9f\\u202a-\\u202e\\u2066-\\u2069]")
+
+
+def printable(text: str, *, one_line: bool = False) -> str:
+    """`text` with the characters a terminal obeys rather than shows (an escape sequence
+    that moves the cursor or sets the window title, a carriage return, a bidi override)
+    written as escapes (`\\x1b`): what a model or a tool wrote reaches a screen as text.
+    `one_line`: tabs and newlines too (a name, one line of a listing).
+
+    >>> printable("add\\x1b[2K\\r✔ done")
+    'add\\\\x1b[2K\\\\r✔ done'
+    """
+    control = _CONTROL_IN_LINE if one_line else _CONTROL
+    if control.search(text) is None:
+        return text
+    return control.sub(_escaped, text)
+
+
+def _escaped(control: re.Match[str]) -> str:
+    return repr(control.group())[1:-1]
 
 
 def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object:

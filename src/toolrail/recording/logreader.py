@@ -21,6 +21,7 @@ import orjson
 from returns.result import Success
 
 from toolrail._diagnostics import get_logger
+from toolrail.core.redact import printable
 from toolrail.mcp.naming import sanitize
 from toolrail.recording.jsonl import FILE_PREFIX
 from toolrail.resilience import BreakerSettings, Resilience, percentile
@@ -267,11 +268,17 @@ def format_stats(rows: list[ToolStats]) -> str:
     lines = [f"{'tool':32} {'calls':>6} {'errors':>7} {'p50 ms':>9} {'p95 ms':>9}  error kinds"]
     for row in rows:
         kinds = ", ".join(f"{k}×{n}" for k, n in sorted(row.errors.items()))
+        # what the log holds, for a terminal
+        tool, kinds = printable(row.tool, one_line=True), printable(kinds, one_line=True)
         lines.append(
-            f"{row.tool:32} {row.calls:6d} {row.error_rate:7.0%} {row.p50_ms:9.1f} "
+            f"{tool:32} {row.calls:6d} {row.error_rate:7.0%} {row.p50_ms:9.1f} "
             f"{row.p95_ms:9.1f}  {kinds}"
         )
-    failures = [f"  {row.tool}: {row.last_failure}" for row in rows if row.last_failure]
+    failures = [
+        printable(f"  {row.tool}: {row.last_failure}", one_line=True)
+        for row in rows
+        if row.last_failure
+    ]
     if failures:
         lines += ["", "last failure per tool:", *failures]
     return "\n".join(lines)
@@ -287,7 +294,8 @@ def format_entry(entry: Entry) -> str:
         error = _error(entry)
         message = " ".join(str(error.get("message", "")).split())
         mark, detail = "✖", f"{error.get('kind', '?')}: {message}"
-    return (
+    return printable(  # what the log holds (a model's names, a tool's words), for a terminal
         f"{entry.get('timestamp', '?')} {mark} {entry.get('agent', '?')}/"
-        f"{entry.get('tool', '?')} {_number(entry.get('duration_ms')):.1f}ms  {detail}"
+        f"{entry.get('tool', '?')} {_number(entry.get('duration_ms')):.1f}ms  {detail}",
+        one_line=True,
     )

@@ -25,7 +25,7 @@ from toolrail.core.call import RawArguments
 from toolrail.core.context import ExecutionContext
 from toolrail.core.control import Complete, EndConversation
 from toolrail.core.errors import ToolError
-from toolrail.core.redact import redact_text
+from toolrail.core.redact import printable, redact_text
 from toolrail.recording.eventjson import hidden_of, shown_tool
 from toolrail.recording.events import (
     EventRoutes,
@@ -50,9 +50,10 @@ class ProgressUpdate:
     """The current line for one call; a UI replaces the call's previous line with `text`.
 
     `text` is redacted by construction: no line a UI shows can carry a secret from
-    arguments or errors. The handler's own lines make their text (describe the call,
-    redact it) when it is first read, not when the event arrives, so a UI drawing at its
-    own pace pays for the lines it draws and a tool call pays for none. They make it from
+    arguments or errors, nor a control character a terminal would obey (`printable`).
+    The handler's own lines make their text (describe the call, redact it) when it is
+    first read, not when the event arrives, so a UI drawing at its own pace pays for the
+    lines it draws and a tool call pays for none. They make it from
     what was fixed when the event arrived (JSON text, numbers, a frozen error), never from
     something a caller may still change; reading it never raises."""
 
@@ -74,7 +75,7 @@ class ProgressUpdate:
 
     def __post_init__(self) -> None:
         # by construction: no line a UI shows can carry a secret from arguments or errors
-        object.__setattr__(self, "text", redact_text(self.text))
+        object.__setattr__(self, "text", printable(redact_text(self.text)))
 
     if not TYPE_CHECKING:  # to a type checker, `text` is a plain field
 
@@ -111,7 +112,7 @@ Render = Callable[[], str]
 
 def _made(render: Render, tool: str) -> str:
     try:
-        return render()
+        return printable(render())
     except Exception:  # a bug of ours: the line still reads as something, safely
         log.exception("progress text failed", tool=tool)
         return redact_text(f"⚙️ {tool}")
@@ -129,7 +130,7 @@ def _line(
     fields["status"] = status
     fields["at"] = at
     if type(text) is str:
-        fields["text"] = text
+        fields["text"] = printable(text)
     else:
         fields["_render"] = text
     update = _new(ProgressUpdate)
@@ -177,7 +178,7 @@ def _last_line(
     if health is not None:
         fields["health"] = health
     if type(text) is str:
-        fields["text"], fields["_render"] = text, None
+        fields["text"], fields["_render"] = printable(text), None
     else:
         fields.pop("text", None)
         fields["_render"] = text
