@@ -10,7 +10,8 @@
     toolrail_tool_definition_changes_total{server, action}
     toolrail_approvals_pending                      calls waiting for a person (with `gates`)
     toolrail_budget_remaining{limit, scope}         calls left under each budget limit, the
-                                                    tightest over conversations (with `gates`)
+                                                    tightest over recent conversations not
+                                                    idle (with `gates`; see `Budget`)
 
 Tool labels are registry names, by construction: a call the executor found no tool for
 (its finished event's `source` is "unknown") is counted as "<unknown>", whatever the error
@@ -21,12 +22,14 @@ the label set nor put its own text (a key it was shown) in a label.
 
 from __future__ import annotations
 
+import io
 import socket
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from socketserver import ThreadingMixIn
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, ClassVar, assert_never
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 try:
@@ -58,6 +61,8 @@ from toolrail.recording.events import (
 )
 
 if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+
     from toolrail.core.context import ExecutionContext
     from toolrail.mcp.hub import McpHub
     from toolrail.policy.gates import Gates
@@ -179,15 +184,15 @@ class _PolicyCollector(Collector):
     def collect(self) -> Iterator[GaugeMetricFamily]:
         yield GaugeMetricFamily(
             "toolrail_approvals_pending",
-            "Calls waiting for a person to approve or deny them.",
-            value=len(self.gates.pending),
+            "Calls waiting for a person to approve or deny them (parked or being asked).",
+            value=self.gates.waiting,
         )
         budget = self.gates.budget
         if budget is None:
             return
         left = GaugeMetricFamily(
             "toolrail_budget_remaining",
-            "Calls left under each budget limit, the tightest over conversations.",
+            "Calls left under each budget limit, the tightest over recent conversations.",
             labels=["limit", "scope"],
         )
         for (limit, scope), calls in sorted(budget.remaining().items()):
@@ -204,9 +209,10 @@ def serve_metrics(
     max_connections: int = 32,
 ) -> WSGIServer:
     """Serve `/metrics` over HTTP from a daemon thread (localhost by default); stop it with
-    `server.shutdown(); server.server_close()`. A connection that sends nothing for
-    `idle_timeout_s` is closed, and one past `max_connections` open at once is refused:
-    idle or half-sent requests cannot pin a thread each for ever."""
+    `server.shutdown(); server.server_close()`. A connection that has not sent a whole
+    request within `idle_timeout_s` is closed, however slowly it trickles bytes, and one
+    past `max_connections` open at once is refused: idle or half-sent requests cannot pin
+    a thread each for ever."""
     family = socket.getaddrinfo(addr, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     settings = {"address_family": family[0][0], "limit": max_connections}
     server_class = type("MetricsServer", (_BoundedServer,), settings)
@@ -219,10 +225,41 @@ def serve_metrics(
 
 
 class _QuietHandler(WSGIRequestHandler):
-    """Logs no request line (a library never prints)."""
+    """Reads a request within `timeout` seconds in all, and logs no request line (a library
+    never prints)."""
+
+    timeout: ClassVar[float] = 10.0  # `serve_metrics` sets it from `idle_timeout_s`
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the socket's own reader: replaced by one with a deadline
+        deadline = time.monotonic() + self.timeout
+        self.rfile = io.BufferedReader(_ReaderWithDeadline(self.connection, deadline))
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()
+        self.connection.settimeout(self.timeout)  # writing the answer: a timeout of its own
+        return parsed
 
     def log_message(self, format: str, *args: Any) -> None:
         """Nothing."""
+
+
+class _ReaderWithDeadline(socket.SocketIO):
+    """A socket's reads, each given only the time left before `deadline`: a per-read
+    timeout alone lets a client that sends a byte now and then keep a connection for ever."""
+
+    def __init__(self, connection: socket.socket, deadline: float) -> None:
+        super().__init__(connection, "rb")
+        self._connection = connection
+        self._deadline = deadline
+
+    def readinto(self, buffer: WriteableBuffer) -> int | None:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request was not sent in time")
+        self._connection.settimeout(left)
+        return super().readinto(buffer)
 
 
 class _BoundedServer(ThreadingMixIn, WSGIServer):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import time
-from collections import defaultdict, deque
-from collections.abc import Callable, Mapping
+from collections import OrderedDict, defaultdict, deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from returns.result import Failure, Result, Success
@@ -15,6 +17,9 @@ from toolrail.core.errors import BudgetExceeded
 
 _SPENT: Result[None, BudgetExceeded] = Success(None)
 
+GAUGED = 1000
+"""How many of the most recent conversations `Budget.remaining` reads (a scrape's cost)."""
+
 
 @dataclass
 class Budget:
@@ -22,7 +27,10 @@ class Budget:
 
     Counts are per conversation: `per_agent` caps one agent's calls in a conversation,
     `per_conversation` all of them, `per_tool` one tool's; `rate` is `(calls, seconds)`
-    per agent over a sliding window.
+    per agent over a sliding window. Every conversation is remembered, unless
+    `forget_after_s` is set: a conversation with no call (made or refused) for that long
+    is then forgotten, its counts dropped (should it call again, it starts afresh) — for
+    a long-running server with many short conversations.
     """
 
     per_agent: int | None = None
@@ -30,15 +38,14 @@ class Budget:
     per_tool: Mapping[str, int] = field(default_factory=dict)
     rate: tuple[int, float] | None = None
     clock: Callable[[], float] = time.monotonic
-    _spent: dict[str, _Spent] = field(default_factory=dict)
-    """Calls made so far, by conversation id."""
+    forget_after_s: float | None = None
+    _spent: OrderedDict[str, _Spent] = field(default_factory=OrderedDict)
+    """Calls made so far, by conversation id, the one called least recently first."""
     _recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
 
     def consume(self, ctx: ExecutionContext[Any], tool: str) -> Result[None, BudgetExceeded]:
         conversation, agent = ctx.conversation_id, ctx.agent
-        spent = self._spent.get(conversation)
-        if spent is None:
-            spent = self._spent[conversation] = _Spent()
+        spent = self._touch(conversation)
         by_agent, by_tool = spent.by_agent, spent.by_tool
         agent_calls, calls, tool_calls = by_agent.get(agent, 0), spent.calls, by_tool.get(tool, 0)
         if self.per_agent is not None and agent_calls >= self.per_agent:
@@ -70,10 +77,26 @@ class Budget:
         by_tool[tool] = tool_calls + 1
         return _SPENT
 
+    def _touch(self, conversation: str) -> _Spent:
+        """The conversation's counts, made its most recent; idle conversations forgotten."""
+        spent = self._spent
+        forget = self.forget_after_s
+        now = self.clock() if forget is not None else 0.0
+        if forget is not None:
+            while spent and next(iter(spent.values())).last <= now - forget:
+                spent.popitem(last=False)
+        counts = spent.get(conversation)
+        if counts is None:
+            counts = spent[conversation] = _Spent()
+        else:
+            spent.move_to_end(conversation)
+        counts.last = now
+        return counts
+
     def remaining(self) -> dict[tuple[str, str], int]:
-        """Calls left under each limit, the tightest over conversations (for metrics):
-        `(limit, scope) → calls`, limit "conversation", "agent", "tool" or "rate", scope
-        the agent or tool ("" for a conversation). Read without stopping callers."""
+        """Calls left under each limit, the tightest over recent conversations not idle (for
+        metrics): `(limit, scope) → calls`, limit "conversation", "agent", "tool" or "rate",
+        scope the agent or tool ("" for a conversation). Read without stopping callers."""
         left: dict[tuple[str, str], int] = {}
 
         def note(key: tuple[str, str], calls: int) -> None:
@@ -83,7 +106,7 @@ class Budget:
             note(("conversation", ""), self.per_conversation)
         for tool, limit in tuple(self.per_tool.items()):
             note(("tool", tool), limit)
-        for spent in tuple(self._spent.values()):  # copies: callers may add entries
+        for spent in self._recent_conversations():
             if self.per_conversation is not None:
                 note(("conversation", ""), self.per_conversation - spent.calls)
             if self.per_agent is not None:
@@ -98,6 +121,16 @@ class Budget:
             for agent, recent in tuple(self._recent.items()):
                 note(("rate", agent), allowed - sum(1 for t in tuple(recent) if t > since))
         return left
+
+    def _recent_conversations(self) -> Iterator[_Spent]:
+        """The `GAUGED` most recent conversations not yet idle, most recent first (read
+        from a copy: callers may change them meanwhile)."""
+        forget = self.forget_after_s
+        idle_since = -math.inf if forget is None else self.clock() - forget
+        for spent in tuple(islice(reversed(self._spent.values()), GAUGED)):
+            if spent.last <= idle_since:
+                return
+            yield spent
 
 
 def _exceeded(key: tuple[str, ...], limit: int) -> BudgetExceeded:
@@ -117,9 +150,11 @@ def _exceeded(key: tuple[str, ...], limit: int) -> BudgetExceeded:
 class _Spent:
     """One conversation's calls: in all, by agent, by tool."""
 
-    __slots__ = ("by_agent", "by_tool", "calls")
+    __slots__ = ("by_agent", "by_tool", "calls", "last")
 
     def __init__(self) -> None:
+        self.last = 0.0
+        """When it last made a call or was refused one, on the budget's clock."""
         self.calls = 0
         self.by_agent: dict[str, int] = {}
         self.by_tool: dict[str, int] = {}

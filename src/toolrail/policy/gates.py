@@ -77,6 +77,7 @@ class Gates:
     approver: Approver | None = None
     budget: Budget | None = None
     _pending: dict[str, Pending] = field(default_factory=dict)
+    _awaiting: int = field(default=0, init=False, repr=False, compare=False)
     _always: dict[str, list[Rule]] = field(default_factory=dict)
     _joined: dict[str, tuple[Rules, Rules | None, Rules]] = field(
         default_factory=dict, repr=False, compare=False
@@ -248,7 +249,7 @@ class Gates:
                 )
             )
         try:
-            answer = await self.approver(request)
+            answer = await self._answer(self.approver, request)
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except BaseException as error:  # the approver's failure, not the tool's nor ours
@@ -275,6 +276,14 @@ class Gates:
             case _:
                 assert_never(answer)
 
+    async def _answer(self, approver: Approver, request: ApprovalRequest) -> Approve | Deny:
+        """The approver's decision, counted in `waiting` while it is awaited."""
+        self._awaiting += 1
+        try:
+            return await approver(request)
+        finally:
+            self._awaiting -= 1
+
     def take_pending(self, request_id: str) -> Pending | None:
         """Remove and return a pending request: each can be resolved exactly once."""
         return self._pending.pop(request_id, None)
@@ -282,6 +291,11 @@ class Gates:
     @property
     def pending(self) -> tuple[ApprovalRequest, ...]:
         return tuple(p.request for p in self._pending.values())
+
+    @property
+    def waiting(self) -> int:
+        """Calls waiting for a person: parked in `pending`, or awaiting the approver."""
+        return len(self._pending) + self._awaiting
 
     def remember(self, ctx: ExecutionContext, pattern: str | None) -> None:
         """Allow `pattern` without asking for the rest of this conversation."""
