@@ -38,11 +38,19 @@ span with those same ids, start and end times, progress events and status. So a 
 reaches the span processors just *after* its call, not during it (its `on_start` too), and
 possibly after its `invoke_agent` span has ended; `flush()` waits until every call handed
 over so far is a span (then the provider's `force_flush()` drives the processors), and
-whatever is still queued at interpreter exit is built then. The sink's failures (a
-processor that raises) are reported through the library diagnostics and never reach a call.
+whatever is still queued at interpreter exit is built then. A call keeps as many progress
+reports as its span keeps events (the provider's span event limit; 128 when it sets none):
+the first ones and the latest, with `toolrail.progress.dropped` saying how many were left
+out between them. The sink's failures (a processor that raises) are reported through the
+library diagnostics and never reach a call.
 With any other tracer (the API's no-op, a vendor's), spans are started and ended on the
-call path, as that tracer does it. Exporting is the span processor's business: use a
+call path, as that tracer does it (a call already running when the global tracer provider
+is set ends as it started). Exporting is the span processor's business: use a
 `BatchSpanProcessor` so no exporter I/O happens anywhere near the call.
+
+Several sinks on one executor attach their contexts in order and end in that same order, so
+a sink's context may end under another's: it is detached once the ones above it are (see
+`_detach`), and what was current before the call is current after it.
 """
 
 from __future__ import annotations
@@ -51,7 +59,7 @@ import copy
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import Token
+from contextvars import ContextVar, Token
 from random import getrandbits
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -100,6 +108,12 @@ _RECORD_ERROR = "toolrail.record_error"
 _LINGER_S = 0.02
 """Once woken, the writer waits this long (a flush hurries it) so a burst of calls is built
 in one go: a call only appends meanwhile, and one batch holds the GIL once, not per call."""
+_MAX_REPORTS = 128
+"""Progress reports a call keeps when its tracer sets no span event limit (the SDK's default)."""
+_DROPPED = "toolrail.progress.dropped"
+_MAX_LEFT = 16
+"""Contexts left to be detached (`_LEFT`) that a task holds at most: more means something
+above them is never detached, and the oldest are let go."""
 _INTERNAL = trace.SpanKind.INTERNAL
 _SAMPLED = trace.TraceFlags(trace.TraceFlags.SAMPLED)
 _UNSAMPLED = trace.TraceFlags(trace.TraceFlags.DEFAULT)
@@ -142,7 +156,7 @@ _Record = tuple[
     "SamplingResult | None",
     int,
     int,
-    "list[tuple[int, float, float | None]] | None",
+    "_Reports | None",
     "ToolCompleted | ToolFailed",
 ]
 """What the writer builds a span from: the started call's event, parent, span and sampling,
@@ -155,6 +169,31 @@ and trace state its children get, and whether they are sampled."""
 
 _NO_PARENT: _Parent = (otel_context.Context(), 0, None, None, True)
 _TRACE_ID_BITS = (1 << 128) - 1
+
+_Attached = tuple[otel_context.Context, "Token[otel_context.Context]"]
+_LEFT: ContextVar[tuple[_Attached, ...]] = ContextVar("toolrail_otel_left", default=())
+"""Contexts a call's end found under another sink's, oldest first: each is detached by the
+detach that makes it current again, so tokens are reset in the reverse order of their
+attaches (resetting one early would bring back, later, a context already ended)."""
+
+
+class _Reports:
+    """A call's progress reports (when, progress, total), as many as its span keeps events:
+    the first ones and the latest, and how many were dropped between them."""
+
+    __slots__ = ("dropped", "kept", "room")
+
+    def __init__(self, room: int) -> None:
+        self.kept: list[tuple[int, float, float | None]] = []
+        self.dropped = 0
+        self.room = room
+
+    def add(self, report: tuple[int, float, float | None]) -> None:
+        if len(self.kept) < self.room:
+            self.kept.append(report)
+        else:  # full: the latest takes the last place
+            self.kept[-1] = report
+            self.dropped += 1
 
 
 class OtelSink:
@@ -176,9 +215,9 @@ class OtelSink:
         # each call a context of its own (`for_call`), carried by all of that call's events,
         # so calls that share an id (models repeat ids) never share an entry; the entry
         # holds the context (in its event), so the identity is not reused while it is kept
-        self._spans: dict[_CallKey, tuple[trace.Span, Token[otel_context.Context], object]] = {}
+        self._spans: dict[_CallKey, tuple[trace.Span, _Attached, object]] = {}
         self._running: dict[_CallKey, _Running] = {}
-        self._progress: dict[_CallKey, list[tuple[int, float, float | None]]] = {}
+        self._progress: dict[_CallKey, _Reports] = {}
         self._parent = _NO_PARENT
         self._writer = BackgroundBatches(
             self._build_batch, name="toolrail-otel-spans", linger=_LINGER_S, linger_until="flush"
@@ -210,6 +249,9 @@ class OtelSink:
     def _finished(self, event: ToolCompleted | ToolFailed) -> None:
         key = (id(event.context), event.call_id)
         running = self._running.pop(key, None)
+        if running is None and key in self._spans:  # started before the SDK's tracer was set
+            self._end(event)
+            return
         if running is None:  # refused before it started: a span for the refusal alone
             parent, span, sampling, recording = self._decide(event)
             if recording:
@@ -217,8 +259,7 @@ class OtelSink:
                 self._writer.put((event, parent, span, sampling, start, start, None, event))
             return
         opened, parent, span, sampling, recording, start, attached, token = running
-        if otel_context.get_current() is attached:
-            otel_context.detach(token)  # the task that made it current
+        _detach(attached, token)
         end = time.time_ns()
         progress = self._progress.pop(key, None) if self._progress else None
         if recording:
@@ -227,8 +268,12 @@ class OtelSink:
     def _progressed(self, event: ToolProgress) -> None:
         key = (id(event.context), event.call_id)
         if key in self._running:
-            reports = self._progress.setdefault(key, [])
-            reports.append((time.time_ns(), event.progress, event.total))
+            reports = self._progress.get(key)
+            if reports is None:
+                reports = self._progress[key] = _Reports(self._max_reports)
+            reports.add((time.time_ns(), event.progress, event.total))
+        elif key in self._spans:  # started before the SDK's tracer was set
+            self._synchronous(event)
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every call finished so far is a span handed to the span processors;
@@ -355,8 +400,10 @@ class OtelSink:
             elif self.record_content and isinstance(finished.outcome.result, Success):
                 _add_content(attributes, _RESULT, _output, finished.outcome)
             attributes["toolrail.attempts"] = finished.outcome.attempts
+            if reports is not None and reports.dropped:
+                attributes[_DROPPED] = reports.dropped
             span = builder.start(record, attributes)
-            for at, progress, total in reports or ():
+            for at, progress, total in reports.kept if reports is not None else ():
                 if (reported := _progress_marks(progress, total)) is not None:
                     span.add_event("progress", reported, timestamp=at)
             if isinstance(finished, ToolFailed):
@@ -388,8 +435,9 @@ class OtelSink:
                     content: dict[str, AttributeValue] = {}
                     _add_content(content, _ARGUMENTS, arguments_data, event.arguments)
                     span.set_attributes(content)
-                token = otel_context.attach(trace.set_span_in_context(span))
-                self._spans[(id(event.context), event.call_id)] = (span, token, event.context)
+                attached = trace.set_span_in_context(span)
+                key = (id(event.context), event.call_id)
+                self._spans[key] = (span, (attached, otel_context.attach(attached)), event.context)
             case ToolProgress():
                 opened = self._spans.get((id(event.context), event.call_id))
                 if opened is not None:
@@ -412,6 +460,7 @@ class OtelSink:
         self._builder = builder
         self._default_sampler = builder.default_sampler if builder else None
         self._random_ids = builder.random_ids if builder else None
+        self._max_reports = builder.max_events if builder else _MAX_REPORTS
         if builder is not None:
             flush_at_exit_first()
 
@@ -444,9 +493,8 @@ class OtelSink:
             tool = shown_tool(event)  # perhaps no tool's name: what the model wrote
             span = self._span(tool, event.call_id, event.conversation_id, event.agent)
         else:
-            span, token, _ = opened
-            if trace.get_current_span() is span:  # the task that made it current
-                otel_context.detach(token)
+            span, (attached, token), _ = opened
+            _detach(attached, token)
         if isinstance(event, ToolFailed):
             span.set_attribute("error.type", event.error.kind)
             message = _status(event.error, self.record_content)
@@ -473,6 +521,9 @@ class _Builder:
         builder = self
         self.default_sampler: object = sampling.DEFAULT_ON
         self.random_ids: type[IdGenerator] = RandomIdGenerator
+        # the provider's span event limit, kept by the SDK's tracer (None: no limit set)
+        events = getattr(getattr(tracer, "_span_limits", None), "max_events", None)
+        self.max_events = max(events, 1) if isinstance(events, int) else _MAX_REPORTS
         self.sampled = sampling.Decision.RECORD_AND_SAMPLE
         self.Result = sampling.SamplingResult
         self.context = trace.INVALID_SPAN_CONTEXT
@@ -535,6 +586,21 @@ _ROUTES: EventRoutes[OtelSink] = EventRoutes(
     ((ToolCompleted, ToolFailed), OtelSink._finished),
     (ToolProgress, OtelSink._progressed),
 )  # other events are not a call's start, progress or end: no span
+
+
+def _detach(attached: otel_context.Context, token: Token[otel_context.Context]) -> None:
+    """Make current again what was current before `attached`: at once if it is current,
+    then any context left under it; else (another sink's context is above it) it is left in
+    `_LEFT`, for the detach that makes it current again."""
+    if otel_context.get_current() is not attached:
+        _LEFT.set((*_LEFT.get()[1 - _MAX_LEFT :], (attached, token)))
+        return
+    otel_context.detach(token)
+    left = _LEFT.get()
+    while left and left[-1][0] is otel_context.get_current():
+        otel_context.detach(left[-1][1])
+        left = left[:-1]
+        _LEFT.set(left)
 
 
 def _under_default_sampler(parent: otel_context.Context) -> _Parent:
