@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolrail.cli import main
-from toolrail.recording.logreader import recent_entries, recorded_resilience
+from toolrail.recording import logreader
+from toolrail.recording.logreader import read_entries, recent_entries, recorded_resilience
 
 TOOLS_PY = '''
 from toolrail import tool
@@ -130,3 +134,54 @@ def test_replay_trusts_no_line_stamped_ahead_nor_a_duration_that_is_no_duration(
     health = resilience.health.health("other")
     assert health is not None
     assert health.p95_ms == 12.5
+
+
+def test_a_few_large_lines_do_not_hide_the_failures_before_them(tmp_path: Path) -> None:
+    """Five timeouts open `flaky`'s circuit; 70 calls with 20 KB outputs follow (1.4 MB).
+    The look back counts entries, not bytes: the circuit is still open when replayed."""
+    now = datetime.now(UTC)
+
+    def line(tool: str, status: str, output: str | None = None) -> bytes:
+        entry: dict[str, object] = {
+            "tool": tool,
+            "status": status,
+            "duration_ms": 3.0,
+            "timestamp": now.isoformat(),
+            "finished_at": now.isoformat(),
+            "output": output,
+        }
+        if status == "failure":
+            entry["error"] = {"kind": "timed_out", "message": "slow", "model_can_fix": False}
+        return orjson.dumps(entry) + b"\n"
+
+    body = b"".join(line("flaky", "failure") for _ in range(5))
+    body += b"".join(line("report", "success", "x" * 20_000) for _ in range(70))
+    (tmp_path / f"tool-calls-{now.date().isoformat()}.jsonl").write_bytes(body)
+
+    entries = recent_entries(tmp_path)
+    assert len(entries) == 75
+    assert recorded_resilience(entries).breaker("flaky").state == "open"
+    assert len(recent_entries(tmp_path, max_entries=10)) == 10  # the newest ten
+    assert recent_entries(tmp_path, max_entries=10)[-1]["tool"] == "report"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 300), min_size=0, max_size=40),
+    chunk=st.sampled_from([1, 7, 64, 4096]),
+    wanted=st.integers(1, 50),
+)
+def test_the_look_back_is_the_end_of_the_log_read_forwards(
+    sizes: list[int], chunk: int, wanted: int
+) -> None:
+    """Read backwards a chunk at a time, whatever the chunk size: the same entries as the
+    last `wanted` of the whole file read forwards."""
+    with tempfile.TemporaryDirectory() as directory, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(logreader, "_CHUNK", chunk)
+        body = b"".join(
+            orjson.dumps({"tool": f"t{n}", "status": "success", "output": "é" * size}) + b"\n"
+            for n, size in enumerate(sizes)
+        )
+        (Path(directory) / "tool-calls-2026-01-01.jsonl").write_bytes(body)
+        expected = list(read_entries(directory))[-wanted:]
+        assert recent_entries(directory, max_entries=wanted) == expected

@@ -68,26 +68,59 @@ def _open_regular(path: Path) -> BinaryIO | None:
 
 
 def recent_entries(
-    directory: str | Path, *, max_bytes: int = 1 << 20, max_files: int = 2
+    directory: str | Path,
+    *,
+    max_entries: int = 2_000,
+    max_bytes: int = 32 << 20,
+    max_files: int = 2,
 ) -> list[Entry]:
-    """The entries at the end of the newest log files (at most `max_bytes` of each), oldest
-    first: a cheap look back that does not read a month of logs."""
-    entries: list[Entry] = []
-    for path in log_files(directory)[-max_files:]:
-        try:
-            handle = _open_regular(path)
-            if handle is None:
-                continue
-            with handle:
-                size = handle.seek(0, 2)
-                handle.seek(max(0, size - max_bytes))
-                data = handle.read()
-        except OSError:
-            continue
-        if size > max_bytes:  # started mid-line: drop the part line
-            data = data[data.find(b"\n") + 1 :]
-        entries.extend(_parse(path, data.splitlines(keepends=True)))
-    return entries
+    """The last `max_entries` entries of the newest log files, oldest first, read backwards
+    from the end: a few large lines (big outputs) cannot hide the calls before them, and
+    no more than `max_bytes` is read in all (never a month of logs)."""
+    newest_first: list[list[Entry]] = []
+    wanted, budget = max_entries, max_bytes
+    for path in reversed(log_files(directory)[-max_files:]):
+        if wanted <= 0 or budget <= 0:
+            break
+        entries, read = _tail(path, wanted, budget)
+        newest_first.append(entries)
+        wanted, budget = wanted - len(entries), budget - read
+    return [entry for entries in reversed(newest_first) for entry in entries]
+
+
+_CHUNK = 1 << 20
+
+
+def _tail(path: Path, wanted: int, budget: int) -> tuple[list[Entry], int]:
+    """The last `wanted` entries of `path` (oldest first), reading it backwards a chunk at a
+    time and at most `budget` bytes; and how many bytes were read."""
+    try:
+        handle = _open_regular(path)
+        if handle is None:
+            return [], 0
+        with handle:
+            position = handle.seek(0, 2)
+            read, partial = 0, b""
+            chunks: list[list[Entry]] = []  # newest first
+            found = 0
+            while position > 0 and read < budget and found < wanted:
+                size = min(_CHUNK, position, budget - read)
+                position -= size
+                handle.seek(position)
+                data = handle.read(size) + partial
+                read += size
+                if position == 0:  # the file's first line: whole
+                    partial, whole = b"", data
+                else:  # the first line may have begun before this chunk: kept for the next
+                    start = data.find(b"\n") + 1
+                    partial, whole = (data[:start], data[start:]) if start else (data, b"")
+                entries = list(_parse(path, whole.splitlines(keepends=True), numbered=False))
+                chunks.append(entries)
+                found += len(entries)
+    except OSError:
+        return [], 0
+    entries = [entry for chunk in reversed(chunks) for entry in chunk]
+    return entries[-wanted:], read
 
 
 _REFUSALS = frozenset(
@@ -183,7 +216,8 @@ def _breakage(kind: str, error: dict[str, Any]) -> bool:
     return kind == "execution_failed" and not error.get("model_can_fix", False)
 
 
-def _parse(path: Path, lines: Iterable[bytes]) -> Iterator[Entry]:
+def _parse(path: Path, lines: Iterable[bytes], *, numbered: bool = True) -> Iterator[Entry]:
+    """The entries of `lines`, numbered from 1 (`numbered`: they begin the file)."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -193,7 +227,7 @@ def _parse(path: Path, lines: Iterable[bytes]) -> Iterator[Entry]:
             log.warning(
                 "skipping unreadable log line",
                 file=str(path),
-                line=number,
+                line=number if numbered else None,
                 partial=not line.endswith(b"\n"),
             )
             continue
