@@ -135,8 +135,7 @@ class Executor:
         self.agents = agents
         self.gates = gates
         self.resilience = resilience if resilience is not None else Resilience()
-        if self.resilience.on_change is None:
-            self.resilience.on_change = self._circuit_changed
+        self.resilience.listen(self._circuit_changed)  # shared or not: our sinks hear it
         self._own_run = type(self.resilience).run is not Resilience.run
         self.max_output_chars = max_output_chars
         self.output_caps = dict(output_caps or {})

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -299,6 +300,7 @@ class Resilience:
         self.clock = clock
         self.health = health if health is not None else HealthTracker()
         self.on_change = on_change
+        self._listeners: list[weakref.WeakMethod[BreakerListener]] = []
         self._breakers: dict[str, CircuitBreaker] = {}
         self._not_closed: set[str] = set()
         self._by_tool: dict[str, tuple[frozenset[str], tuple[CircuitBreaker, ...]]] = {}
@@ -356,6 +358,18 @@ class Resilience:
             self._not_closed.add(breaker.name)
         if self.on_change is not None:
             self.on_change(breaker.name, breaker.state)
+        for listener in tuple(self._listeners):
+            told = listener()
+            if told is None:  # its owner is gone
+                self._listeners.remove(listener)
+            else:
+                told(breaker.name, breaker.state)
+
+    def listen(self, method: BreakerListener) -> None:
+        """Tell `method` (a bound method, held weakly: it does not keep its object alive)
+        of every change of state, besides `on_change`: each executor sharing this
+        `Resilience` tells its own sinks."""
+        self._listeners.append(weakref.WeakMethod(method))
 
     async def run(
         self,

@@ -1,0 +1,65 @@
+"""Executors sharing one `Resilience` (a router's and an agent loop's, or the one replayed
+from the log) share its circuits: each one's sinks hear every change, whichever executor
+ran the calls, and the `Resilience` keeps none of them alive."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+from returns.result import Failure, Result
+
+from toolrail import (
+    CircuitStateChanged,
+    ExecutionContext,
+    ExecutionFailed,
+    Executor,
+    ToolCall,
+    ToolError,
+    ToolEvent,
+    ToolRegistry,
+    tool,
+)
+from toolrail.resilience import Resilience
+
+pytestmark = pytest.mark.anyio
+
+
+@tool
+async def flaky() -> Result[str, ToolError]:
+    """Breaks every time."""
+    return Failure(ExecutionFailed(message="down", model_can_fix=False))
+
+
+def _states(events: list[ToolEvent]) -> list[str]:
+    return [event.state for event in events if isinstance(event, CircuitStateChanged)]
+
+
+async def test_every_executor_sharing_a_resilience_hears_its_circuits() -> None:
+    shared = Resilience()
+    first_heard: list[ToolEvent] = []
+    second_heard: list[ToolEvent] = []
+    user_heard: list[tuple[str, str]] = []
+    shared.on_change = lambda breaker, state: user_heard.append((breaker, state))
+    registry = ToolRegistry([flaky])
+    first = Executor(registry, resilience=shared, sinks=[first_heard.append])
+    second = Executor(registry, resilience=shared, sinks=[second_heard.append])
+    for _ in range(5):
+        await second.run(ToolCall(name="flaky"), ExecutionContext())
+
+    assert _states(second_heard) == ["open"]  # it ran the calls: it heard
+    assert _states(first_heard) == ["open"]  # it ran none: its calls are refused now too
+    assert user_heard == [("flaky", "open")]  # the application's own listener too
+    assert first.circuit_state("flaky") == "open"
+
+
+async def test_a_resilience_keeps_no_executor_alive() -> None:
+    shared = Resilience()
+    gone = weakref.ref(Executor(ToolRegistry([flaky]), resilience=shared))
+    gc.collect()
+    assert gone() is None
+    kept = Executor(ToolRegistry([flaky]), resilience=shared)
+    for _ in range(5):
+        await kept.run(ToolCall(name="flaky"), ExecutionContext())
+    assert kept.circuit_state("flaky") == "open"
