@@ -63,3 +63,13 @@ async def test_a_resilience_keeps_no_executor_alive() -> None:
     for _ in range(5):
         await kept.run(ToolCall(name="flaky"), ExecutionContext())
     assert kept.circuit_state("flaky") == "open"
+
+
+async def test_a_plain_function_may_listen_too() -> None:
+    shared = Resilience()
+    heard: list[tuple[str, str]] = []
+    shared.listen(lambda breaker, state: heard.append((breaker, state)))
+    executor = Executor(ToolRegistry([flaky]), resilience=shared)
+    for _ in range(5):
+        await executor.run(ToolCall(name="flaky"), ExecutionContext())
+    assert heard == [("flaky", "open")]

@@ -10,6 +10,7 @@ an injectable sleep) on Results rather than exceptions.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import math
 import time
 import weakref
@@ -300,7 +301,7 @@ class Resilience:
         self.clock = clock
         self.health = health if health is not None else HealthTracker()
         self.on_change = on_change
-        self._listeners: list[weakref.WeakMethod[BreakerListener]] = []
+        self._listeners: list[Callable[[], BreakerListener | None]] = []
         self._breakers: dict[str, CircuitBreaker] = {}
         self._not_closed: set[str] = set()
         self._by_tool: dict[str, tuple[frozenset[str], tuple[CircuitBreaker, ...]]] = {}
@@ -365,11 +366,14 @@ class Resilience:
             else:
                 told(breaker.name, breaker.state)
 
-    def listen(self, method: BreakerListener) -> None:
-        """Tell `method` (a bound method, held weakly: it does not keep its object alive)
-        of every change of state, besides `on_change`: each executor sharing this
-        `Resilience` tells its own sinks."""
-        self._listeners.append(weakref.WeakMethod(method))
+    def listen(self, listener: BreakerListener) -> None:
+        """Tell `listener` of every change of state, besides `on_change`: each executor
+        sharing this `Resilience` tells its own sinks. A bound method is held weakly (it
+        does not keep its object alive); any other callable, for as long as this lives."""
+        if inspect.ismethod(listener):
+            self._listeners.append(weakref.WeakMethod(listener))
+        else:
+            self._listeners.append(lambda: listener)
 
     async def run(
         self,
