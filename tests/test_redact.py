@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tests.hang_guard import finished
 from toolrail import ExecutionContext, Executor, JsonlCallLog, ToolCall, ToolRegistry, tool
-from toolrail.core.redact import REDACTED, cut, is_secret_key, redact, redact_text
+from toolrail.core.redact import REDACTED, cut, hides_next, is_secret_key, redact, redact_text
 from toolrail.recording.stream import ProgressUpdate, ToolStreamHandler
 
 pytestmark = pytest.mark.anyio
@@ -98,8 +98,24 @@ def test_argv_flags_hide_their_values(flag: str, value: str, joined: bool) -> No
     assert value not in redact_text(" ".join(argv)).replace(REDACTED, "")
 
 
+HIDING_FLAGS = [
+    "--password",
+    "--token",
+    "--secret",
+    "--api-key",
+    "-password",
+    "--pass",
+    "--db-password",
+    "--client-secret",
+    "--api-token",
+    "--passphrase",
+    "--secret-key",
+    "-p",
+]
+
+
 @given(
-    st.sampled_from(["--password", "--token", "--secret", "--api-key", "-password", "--pass"]),
+    st.sampled_from(HIDING_FLAGS),
     st.text(alphabet=ALNUM + "!#$%^*()-_+ '\\\"é", min_size=6, max_size=24),
     st.sampled_from(["json", "indented", "cut", "in a string", "indented in a string", "python"]),
 )
@@ -107,7 +123,8 @@ def test_argv_flags_hide_their_values_in_text_that_is_not_json_data(
     flag: str, value: str, spelling: str
 ) -> None:
     """Arguments that could not be read as JSON (cut off, a lone surrogate) are kept as
-    text: a flag's value written as the next item of a list still goes."""
+    text: a flag's value written as the next item of a list still goes, for every flag
+    that hides its value in argv data (`hides_next`), as in the data."""
     argv = ["deploy", flag, value, "--verbose"]
     text = {
         "json": lambda: orjson.dumps({"argv": argv}).decode(),
@@ -559,3 +576,15 @@ def test_a_list_nested_past_the_recursion_limit_is_redacted_to_a_bound() -> None
     shown = redact({"n": nested})
     assert "[TOO DEEP]" in repr(shown)
     assert "sk-ant" not in repr(shown)
+
+
+@given(st.sampled_from([f for f in HIDING_FLAGS if f != "-p"]), VALUES, st.booleans())
+def test_every_flag_that_hides_its_value_in_argv_data_hides_it_in_text(
+    flag: str, value: str, joined: bool
+) -> None:
+    """`--db-password X`, `--passphrase=X`: the text policy is the data policy (a bare `-p`
+    aside: in prose it is more often a port)."""
+    assert hides_next(flag)
+    text = f"run app {flag}={value} now" if joined else f"run app {flag} {value} now"
+    assert value not in redact_text(text).replace(REDACTED, "")
+    assert value not in orjson.dumps(redact({"argv": ["app", flag, value]})).decode()

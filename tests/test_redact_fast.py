@@ -14,7 +14,7 @@ from toolrail.core.redact import cut, redact, redact_text
 REDACTED = "[REDACTED]"
 
 # --- the oracle: redact_text as it was before its prefilters (commit 7865b18) -------------
-# (but for the assignment pass, which it runs as the policy has it now: see below)
+# (but for the assignment and flag passes, which it runs as the policy has them now)
 
 # Tokens are found in two linear steps: maximal runs of token characters (each character
 # is looked at once), then each family matched only at the start of a run. Searching for
@@ -98,10 +98,6 @@ _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening 
     r"[^\s=:][^\s]{0,511}",
     re.MULTILINE,
 )
-_FLAGGED = re.compile(
-    r"(--?(?i:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-key)"
-    r"(?:=|[ \t]{1,8}))[^\s\"']{1,512}"
-)
 _SHORTEST_SECRET = 8
 
 
@@ -131,9 +127,9 @@ def oracle_redact_text(text: str) -> str:
         text = _NETRC.sub(rf"\1{REDACTED}", text)
     if "=" in text or ":" in text:
         text = _redact_assignments(text)
-    lowered = text.lower()
-    if "-" in text and any(guard in lowered for guard in ("pass", "token", "secret", "key")):
-        text = _FLAGGED.sub(rf"\1{REDACTED}", text)
+    if "-" in text:  # flags as the policy has them now (`hides_next`), unguarded
+        text = fast._hidden_values(text, fast._FLAG_WORD)
+        text = fast._hidden_values(text, fast._FLAG_ITEM)
     return text
 
 

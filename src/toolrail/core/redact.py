@@ -114,6 +114,17 @@ _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
 @functools.lru_cache(maxsize=4096)  # the same keys come back call after call
+def hides_next(flag: str) -> bool:
+    """Whether an argv flag's value is the next item and a secret: `--password`,
+    `--db-password`, `-token`, `--pass`, `-p` (mysql's, sshpass's).
+
+    >>> [hides_next(f) for f in ("--db-password", "-p", "--verbose", "--max-tokens")]
+    [True, True, False, False]
+    """
+    name = flag.lstrip("-")
+    return is_secret_key(name) or name in ("pass", "p")
+
+
 def is_secret_key(key: str) -> bool:
     """Whether a mapping key names a secret.
 
@@ -243,20 +254,25 @@ _ESCAPED_STRUCTURE = re.compile(
 )
 # a list or an object whose first string is written `\"`: JSON text in a JSON string
 _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
-# `--password X`, `--token=X`: the value goes
-_FLAG_NAMES = r"--?(?i:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-key)"
-_FLAGGED = re.compile(r"(" + _FLAG_NAMES + r"(?:=|" + _SP + r"{1,8}))[^\s\"']{1,512}")
-# the same flag as an item of a list written out (JSON, a Python repr, or JSON text inside a
-# JSON string, its quotes `\"`): the next item, its escapes read, is the value
-_FLAGGED_ITEM = re.compile(
-    r"((?P<q>[\"'])" + _FLAG_NAMES + r"(?P=q)\s{0,16},\s{0,16}(?P<v>[\"']))"
-    r"(?:(?!(?P=v))[^\\\n]|\\[^\n]){1,512}"
+# `--password X`, `--db-token=X`: a flag whose value is a secret (`hides_next`) and its
+# value; the lookahead leaves the value for `_hidden_values`, which may be a flag itself
+_FLAG_WORD = re.compile(
+    r"(?P<flag>--?[A-Za-z][\w.-]{0,63})(?:=|" + _SP + r"{1,8})(?P<v>)(?=[^\s\"'=:])"
+)
+# a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
+# its quotes `\"`), the next item its value; the lookahead leaves the next item's opening
+# quote for the next match, which may be a flag itself
+_FLAG_ITEM = re.compile(
+    r"(?P<q>\\\"|[\"'])(?P<flag>-{1,2}[A-Za-z][\w.-]{0,63})(?P=q)"
+    r"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}(?=(?P<v>\\\"|[\"']))"
 )
 _INNER_CHAR = r'[^"\\\n]|\\[^"\\\n]'  # not a quote nor a backslash of the text inside
-_FLAGGED_ESCAPED_ITEM = re.compile(
-    r'(\\"' + _FLAG_NAMES + r'\\"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}\\")'
-    r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r")){1,512}"
-)
+_ITEM_VALUE = {  # a flag's value after its opening quote (an item's), its escapes read
+    "": re.compile(r"[^\s\"']{1,512}"),  # not quoted: a word
+    '"': re.compile(r'(?:[^"\\\n]|\\[^\n]){1,512}'),
+    "'": re.compile(r"(?:[^'\\\n]|\\[^\n]){1,512}"),
+    '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r")){1,512}"),
+}
 # a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
 # alone is too common a name to be secret anywhere else
 _QUERY_KEY = re.compile(r"((?<=[?&;])(?i:key)=)[^&#\s\"'<>]{1,2048}")
@@ -330,9 +346,14 @@ def redact_text(text: str) -> str:
         return _redact_passes(text)
     if "hooks.slack.com/" in text or _query_key(text):
         return _redact_passes(text)
-    if _MAY_REDACT.search(_reduced(text.lower())) is None:
+    if _MAY_REDACT.search(_reduced(text.lower())) is None and not _p_item(text):
         return text
     return _redact_passes(text)
+
+
+def _p_item(text: str) -> bool:
+    """Whether a `-p` flag may be written as an item of a list (no secret word says so)."""
+    return "-p" in text and ('"-p' in text or "'-p" in text)
 
 
 def _query_key(text: str) -> bool:
@@ -386,14 +407,32 @@ def _redact_passes(text: str) -> str:
         if _SECRET_NAME.search(_reduced(lowered)):
             text = _redact_assignments(text)
     if "-" in text:
-        if text is not lowered_from:
-            lowered = text.lower()
-        if "pass" in lowered or "token" in lowered or "secret" in lowered or "key" in lowered:
-            text = _FLAGGED.sub(rf"\1{REDACTED}", text)
-            if '"' in text or "'" in text:
-                text = _FLAGGED_ITEM.sub(rf"\1{REDACTED}", text)
-                text = _FLAGGED_ESCAPED_ITEM.sub(rf"\1{REDACTED}", text)
+        text = _hidden_values(text, _FLAG_WORD)
+        if '"-' in text or "'-" in text:
+            text = _hidden_values(text, _FLAG_ITEM)
     return text
+
+
+def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
+    """The value after each flag that hides it in argv data (`hides_next`), as a word
+    (`--db-password X`) or as the next item of a list written out (`["psql",
+    "--db-password", "X"`, cut off or not); a bare `-p` only as an item (in prose it is
+    more often a port than a password)."""
+    parts: list[str] = []
+    done = 0
+    for flag in flags.finditer(text):
+        name, opening = flag.group("flag"), flag.group("v")
+        if flag.start() < done or not hides_next(name) or (not opening and name == "-p"):
+            continue
+        start = flag.end() + len(opening)
+        value = _ITEM_VALUE[opening].match(text, start)
+        if value is not None:
+            parts += [text[done:start], REDACTED]
+            done = value.end()
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 def _redact_assignments(text: str) -> str:
@@ -602,9 +641,7 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
             continue
         result.append(redact(item, depth=depth + 1))
         if isinstance(item, str) and item.startswith("-") and "=" not in item:
-            flag = item.lstrip("-")
-            hide_next = is_secret_key(flag) or flag in ("pass", "p")
-            hide_next = hide_next or (curl and item in _CURL_USER_FLAGS)
+            hide_next = hides_next(item) or (curl and item in _CURL_USER_FLAGS)
     if curl:
         return [_curl_glued_user(item) for item in result]
     return result
@@ -668,10 +705,9 @@ def redacts_nothing(value: object, depth: int = 0) -> bool:
             elif type(first) not in _STR_NAMES_NO_PROGRAM:
                 return False
         for item in items:
-            if isinstance(item, str) and item.startswith("-") and "=" not in item:
-                flag = item.lstrip("-")
-                if is_secret_key(flag) or flag in ("pass", "p"):
-                    return False
+            flag = isinstance(item, str) and item.startswith("-") and "=" not in item
+            if flag and hides_next(item):  # a flag hiding the next item: a secret is there
+                return False
         return _items_redact_nothing(items, depth)
     # other objects come back as they are; subclasses of what `redact` rebuilds, and other
     # mappings, may not
