@@ -5,6 +5,8 @@ over an earlier line ("✔ all good"), set the window title, or reorder text (bi
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import re
 from pathlib import Path
 
@@ -21,12 +23,15 @@ from toolrail import (
     ToolStreamHandler,
     tool,
 )
-from toolrail.cli import main
+from toolrail.cli import _ask_on_terminal, main
 from toolrail.core.context import ExecutionContext as Ctx
 from toolrail.core.redact import printable, shown_name
+from toolrail.policy.approvals import ApprovalRequest, Approve
 
-OBEYED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-EVIL = "\x1b]0;pwned\x07\x1b[1A\x1b[2K\r✔ all good\u202e"
+OBEYED = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]"
+)
+EVIL = "\x1b]0;pwned\x07\x1b[1A\x1b[2K\r✔ all good\u202e\x9b2K\u2028"
 
 
 @given(st.text())
@@ -39,6 +44,34 @@ def test_printable_leaves_nothing_a_terminal_obeys_and_keeps_plain_text(text: st
     assert "\n" not in printable(text, one_line=True)
     assert "\n" not in shown_name(text)
     assert OBEYED.search(shown_name(text)) is None
+    assert printable(shown) == shown  # once is enough
+
+
+@given(st.recursive(st.text() | st.integers(), lambda inner: st.lists(inner, max_size=3)))
+def test_printable_json_is_the_same_json(value: object) -> None:
+    text = json.dumps({"value": value}, ensure_ascii=False, indent=2)
+    shown = printable(text, json=True)
+    assert OBEYED.search(shown) is None
+    assert json.loads(shown) == json.loads(text)
+
+
+def test_the_approval_prompt_shows_the_models_arguments_as_text(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where a person decides what runs, nothing the model wrote can redraw the line."""
+    request = ApprovalRequest(
+        tool="shell",
+        arguments={"cmd": f"echo hi {EVIL}"},
+        reason="shell needs approval",
+        agent="a",
+        conversation_id="c",
+        call_id="1",
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\n"))
+    assert isinstance(_ask_on_terminal(request), Approve)
+    prompt = capsys.readouterr().err
+    assert OBEYED.search(prompt) is None
+    assert "shell" in prompt
 
 
 @tool

@@ -170,18 +170,21 @@ def test_a_few_large_lines_do_not_hide_the_failures_before_them(tmp_path: Path) 
     sizes=st.lists(st.integers(0, 300), min_size=0, max_size=40),
     chunk=st.sampled_from([1, 7, 64, 4096]),
     wanted=st.integers(1, 50),
+    carriage=st.booleans(),
 )
 def test_the_look_back_is_the_end_of_the_log_read_forwards(
-    sizes: list[int], chunk: int, wanted: int
+    sizes: list[int], chunk: int, wanted: int, carriage: bool
 ) -> None:
     """Read backwards a chunk at a time, whatever the chunk size: the same entries as the
-    last `wanted` of the whole file read forwards."""
+    last `wanted` of the whole file read forwards (a `\r` between tokens ends no line)."""
     with tempfile.TemporaryDirectory() as directory, pytest.MonkeyPatch.context() as patch:
         patch.setattr(logreader, "_CHUNK", chunk)
         body = b"".join(
             orjson.dumps({"tool": f"t{n}", "status": "success", "output": "é" * size}) + b"\n"
             for n, size in enumerate(sizes)
         )
+        if carriage:
+            body = body.replace(b'{"tool"', b'{\r"tool"')
         (Path(directory) / "tool-calls-2026-01-01.jsonl").write_bytes(body)
         expected = list(read_entries(directory))[-wanted:]
         assert recent_entries(directory, max_entries=wanted) == expected

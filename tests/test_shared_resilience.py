@@ -73,3 +73,13 @@ async def test_a_plain_function_may_listen_too() -> None:
     for _ in range(5):
         await executor.run(ToolCall(name="flaky"), ExecutionContext())
     assert heard == [("flaky", "open")]
+
+
+def test_executors_let_go_leave_no_listeners_behind() -> None:
+    """An executor made per request on one `Resilience`: its listener goes with it, in
+    sweeps, so a change of state never walks a list as long as every request so far."""
+    shared = Resilience()
+    registry = ToolRegistry([flaky])
+    for _ in range(2000):
+        Executor(registry, resilience=shared)
+    assert len(shared._listeners) <= 32

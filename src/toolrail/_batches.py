@@ -35,8 +35,9 @@ _IDLE_S = 2.0
 """A thread with nothing to handle for this long ends; the next `put` starts one."""
 _EXIT_TIMEOUT_S = 10.0
 """How long the exit flush waits for each instance."""
-MAX_QUEUED = 100_000
-"""Items waiting, past which a `put` drops its item."""
+MAX_QUEUED = 10_000
+"""Items waiting, past which a `put` drops its item: each may hold a call's whole output,
+so a bound on items is a bound on memory only this low (10,000 outputs of 20 KB: 200 MB)."""
 _LIVE: weakref.WeakSet[BackgroundBatches[Any]] = weakref.WeakSet()
 
 

@@ -23,7 +23,7 @@ from toolrail.config import Config, ConfigError, ServeSection, load_tools
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import ApprovalRequired
-from toolrail.core.redact import redact
+from toolrail.core.redact import printable, redact
 from toolrail.executor import Executor
 from toolrail.mcp import McpHub, McpServerConfig
 from toolrail.mcp.naming import sanitize
@@ -299,7 +299,7 @@ def _tools_list(args: argparse.Namespace) -> int:
             executor.visible(ctx.agent, ctx.permissions) if args.agent else tuple(loaded.registry)
         )
         if args.json:  # JSON only, one document: pipe it to jq
-            print(dumps([tool_definition(item) for item in tools], indent=True).decode())
+            print(_shown_json([tool_definition(item) for item in tools]))
             return 0
         for item in tools:
             flags = ", ".join(sorted(item.tags | item.permissions))
@@ -354,10 +354,10 @@ def _call(args: argparse.Namespace) -> int:
             await call_log.aclose()
         match outcome.result:
             case Success(value):
-                print(dumps({"status": "success", "output": value}, indent=True).decode())
+                print(_shown_json({"status": "success", "output": value}))
                 return 0
             case Failure(error):
-                print(dumps({"status": "failure", "error": error}, indent=True).decode())
+                print(_shown_json({"status": "failure", "error": error}))
                 if isinstance(error, ApprovalRequired):
                     print("toolrail: approve with --approve, or --deny REASON", file=sys.stderr)
                 return 1
@@ -380,9 +380,17 @@ def _terminal_approver(approve: bool, deny: str | None) -> Approver:
     return decide
 
 
+def _shown_json(value: object, *, indent: bool = True) -> str:
+    """JSON for a terminal: what a terminal would obey escaped as JSON escapes it."""
+    return printable(dumps(value, indent=indent).decode(), json=True)
+
+
 def _ask_on_terminal(request: ApprovalRequest) -> Decision:
     arguments = dumps(redact(dict(request.arguments))).decode()
-    print(f"{request.tool} {arguments}: {request.reason}", file=sys.stderr)
+    # a person decides here: shown as text, whatever the model wrote
+    print(
+        printable(f"{request.tool} {arguments}: {request.reason}", one_line=True), file=sys.stderr
+    )
     while True:
         print("[a]pprove, [d]eny or [e]dit the arguments? ", end="", file=sys.stderr, flush=True)
         answer = sys.stdin.readline().strip().lower()
@@ -580,7 +588,7 @@ def _show(args: argparse.Namespace, directory: Path) -> int:
             or (args.status and entry.get("status") != args.status)
         ):
             continue
-        print(dumps(entry).decode() if args.json else format_entry(entry))
+        print(_shown_json(entry, indent=False) if args.json else format_entry(entry))
     return 0
 
 

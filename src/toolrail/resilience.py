@@ -302,6 +302,7 @@ class Resilience:
         self.health = health if health is not None else HealthTracker()
         self.on_change = on_change
         self._listeners: list[Callable[[], BreakerListener | None]] = []
+        self._swept_at = 8  # listeners there were after the last sweep (at least 8)
         self._breakers: dict[str, CircuitBreaker] = {}
         self._not_closed: set[str] = set()
         self._by_tool: dict[str, tuple[frozenset[str], tuple[CircuitBreaker, ...]]] = {}
@@ -361,19 +362,21 @@ class Resilience:
             self.on_change(breaker.name, breaker.state)
         for listener in tuple(self._listeners):
             told = listener()
-            if told is None:  # its owner is gone
-                self._listeners.remove(listener)
-            else:
+            if told is not None:  # else its owner is gone
                 told(breaker.name, breaker.state)
 
     def listen(self, listener: BreakerListener) -> None:
         """Tell `listener` of every change of state, besides `on_change`: each executor
         sharing this `Resilience` tells its own sinks. A bound method is held weakly (it
         does not keep its object alive); any other callable, for as long as this lives."""
+        listeners = self._listeners
+        if len(listeners) >= self._swept_at * 2:  # those of executors gone, let go in one pass
+            listeners[:] = [held for held in listeners if held() is not None]
+            self._swept_at = max(len(listeners), 8)
         if inspect.ismethod(listener):
-            self._listeners.append(weakref.WeakMethod(listener))
+            listeners.append(weakref.WeakMethod(listener))
         else:
-            self._listeners.append(lambda: listener)
+            listeners.append(lambda: listener)
 
     async def run(
         self,

@@ -211,3 +211,16 @@ def test_budget_gauge_reads_a_bounded_number_of_conversations() -> None:
         budget.consume(ExecutionContext(conversation_id=f"c{step}"), "search")
     assert budget.remaining()[("conversation", "")] == 2
     assert isinstance(budget.consume(spent, "search").failure(), BudgetExceeded)
+
+
+def test_the_gauge_reads_the_conversations_that_called_last() -> None:
+    """A long conversation that runs out after a thousand newer ones began is what the
+    gauge reads: the conversations that called last, not those that began last."""
+    budget = Budget(per_conversation=10)
+    long = ExecutionContext(conversation_id="long")
+    budget.consume(long, "search")
+    for n in range(GAUGED):
+        budget.consume(ExecutionContext(conversation_id=f"c{n}"), "search")
+    for _ in range(9):
+        budget.consume(long, "search")
+    assert budget.remaining()[("conversation", "")] == 0

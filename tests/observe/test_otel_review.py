@@ -73,6 +73,21 @@ async def test_progress_is_kept_as_the_span_keeps_events(limit: int | None, kept
     provider.shutdown()
 
 
+async def test_progress_under_an_unlimited_provider_is_kept_whole() -> None:
+    """A provider that sets no event limit at all keeps every report (up to a bound)."""
+    exporter = InMemorySpanExporter()
+    unlimited = SpanLimits(max_events=SpanLimits.UNSET)
+    provider = recording_provider(exporter, span_limits=unlimited)
+    sink = OtelSink(provider)
+    executor = Executor(ToolRegistry([busy]), sinks=[sink])
+    await executor.run(ToolCall(name="busy", arguments={"reports": 500}), ExecutionContext())
+    assert sink.flush()
+    [span] = exporter.get_finished_spans()
+    assert _progress(span) == [float(n) for n in range(1, 501)]
+    assert "toolrail.progress.dropped" not in dict(span.attributes or {})
+    provider.shutdown()
+
+
 async def test_progress_within_the_limit_drops_nothing(
     spans: tuple[TracerProvider, InMemorySpanExporter],
 ) -> None:

@@ -39,7 +39,7 @@ reaches the span processors just *after* its call, not during it (its `on_start`
 possibly after its `invoke_agent` span has ended; `flush()` waits until every call handed
 over so far is a span (then the provider's `force_flush()` drives the processors), and
 whatever is still queued at interpreter exit is built then. A call keeps as many progress
-reports as its span keeps events (the provider's span event limit; 128 when it sets none):
+reports as its span keeps events (the provider's span event limit; 10,000 if unlimited):
 the first ones and the latest, with `toolrail.progress.dropped` saying how many were left
 out between them. The sink's failures (a processor that raises) are reported through the
 library diagnostics and never reach a call.
@@ -109,7 +109,9 @@ _LINGER_S = 0.02
 """Once woken, the writer waits this long (a flush hurries it) so a burst of calls is built
 in one go: a call only appends meanwhile, and one batch holds the GIL once, not per call."""
 _MAX_REPORTS = 128
-"""Progress reports a call keeps when its tracer sets no span event limit (the SDK's default)."""
+"""Progress reports a call keeps when its tracer says no span event limit (the SDK's default)."""
+_UNLIMITED_REPORTS = 10_000
+"""Progress reports a call keeps when its provider sets no limit at all: memory is bounded."""
 _DROPPED = "toolrail.progress.dropped"
 _MAX_LEFT = 16
 """Contexts left to be detached (`_LEFT`) that a task holds at most: more means something
@@ -521,9 +523,10 @@ class _Builder:
         builder = self
         self.default_sampler: object = sampling.DEFAULT_ON
         self.random_ids: type[IdGenerator] = RandomIdGenerator
-        # the provider's span event limit, kept by the SDK's tracer (None: no limit set)
-        events = getattr(getattr(tracer, "_span_limits", None), "max_events", None)
-        self.max_events = max(events, 1) if isinstance(events, int) else _MAX_REPORTS
+        # the provider's span event limit, kept by the SDK's tracer (None: unlimited)
+        limits = getattr(tracer, "_span_limits", None)
+        events = getattr(limits, "max_events", _MAX_REPORTS)
+        self.max_events = _UNLIMITED_REPORTS if events is None else max(int(events), 1)
         self.sampled = sampling.Decision.RECORD_AND_SAMPLE
         self.Result = sampling.SamplingResult
         self.context = trace.INVALID_SPAN_CONTEXT

@@ -40,16 +40,16 @@ class Budget:
     clock: Callable[[], float] = time.monotonic
     forget_after_s: float | None = None
     _spent: OrderedDict[str, _Spent] = field(default_factory=OrderedDict)
-    """Calls made so far, by conversation id: oldest first (forgetting: the least recent
-    to call)."""
+    """Calls made so far, by conversation id, the one that called least recently first."""
     _recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
 
     def consume(self, ctx: ExecutionContext[Any], tool: str) -> Result[None, BudgetExceeded]:
         conversation, agent = ctx.conversation_id, ctx.agent
-        # remembering every conversation, a plain look-up; forgetting, the recency order too
         spent = self._spent.get(conversation) if self.forget_after_s is None else None
         if spent is None:
             spent = self._touch(conversation)
+        else:  # the most recent to call: the gauge reads the latest to call
+            self._spent.move_to_end(conversation)
         by_agent, by_tool = spent.by_agent, spent.by_tool
         agent_calls, calls, tool_calls = by_agent.get(agent, 0), spent.calls, by_tool.get(tool, 0)
         if self.per_agent is not None and agent_calls >= self.per_agent:
@@ -127,9 +127,8 @@ class Budget:
         return left
 
     def _recent_conversations(self) -> Iterator[_Spent]:
-        """The `GAUGED` most recent conversations not yet idle, most recent first: the
-        latest to start, or, forgetting, the latest to call (read from a copy: callers may
-        change them meanwhile)."""
+        """The `GAUGED` conversations that called last and are not idle, most recent
+        first (read from a copy: callers may change them meanwhile)."""
         forget = self.forget_after_s
         idle_since = -math.inf if forget is None else self.clock() - forget
         for spent in tuple(islice(reversed(self._spent.values()), GAUGED)):

@@ -114,7 +114,7 @@ def _tail(path: Path, wanted: int, budget: int) -> tuple[list[Entry], int]:
                 else:  # the first line may have begun before this chunk: kept for the next
                     start = data.find(b"\n") + 1
                     partial, whole = (data[:start], data[start:]) if start else (data, b"")
-                entries = list(_parse(path, whole.splitlines(keepends=True), numbered=False))
+                entries = list(_parse(path, _lines(whole), numbered=False))
                 chunks.append(entries)
                 found += len(entries)
     except OSError:
@@ -214,6 +214,14 @@ def _breakage(kind: str, error: dict[str, Any]) -> bool:
     if kind in ("timed_out", "transport_error", "internal_error"):
         return True
     return kind == "execution_failed" and not error.get("model_can_fix", False)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """`data`'s lines, each with its `\\n`: only `\\n` ends one, as when a file is read by
+    lines (not `splitlines`, which also splits at a `\\r` a line may hold)."""
+    lines = data.split(b"\n")
+    last = lines.pop()
+    return [line + b"\n" for line in lines] + ([last] if last else [])
 
 
 def _parse(path: Path, lines: Iterable[bytes], *, numbered: bool = True) -> Iterator[Entry]:

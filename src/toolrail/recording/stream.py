@@ -124,7 +124,7 @@ def _line(
     """One of the handler's lines (a start, progress): `text` made now (redacted) or when
     first read; the fields it does not set as `_UNSET` has them."""
     fields = _UNSET.copy()  # one copy: cheaper than a dict of thirteen made anew
-    fields["call_id"] = call_id
+    fields["call_id"] = printable(call_id, one_line=True)  # a model wrote it
     fields["tool"] = tool
     fields["agent"] = agent
     fields["status"] = status
