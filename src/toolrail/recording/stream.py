@@ -124,7 +124,12 @@ def _line(
     """One of the handler's lines (a start, progress): `text` made now (redacted) or when
     first read; the fields it does not set as `_UNSET` has them."""
     fields = _UNSET.copy()  # one copy: cheaper than a dict of thirteen made anew
-    fields["call_id"] = printable(call_id, one_line=True)  # a model wrote it
+    # a model wrote it: shown as text (checked here first: one call less on every line)
+    fields["call_id"] = (
+        call_id
+        if call_id.isascii() and call_id.isprintable()
+        else printable(call_id, one_line=True)
+    )
     fields["tool"] = tool
     fields["agent"] = agent
     fields["status"] = status
