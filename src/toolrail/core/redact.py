@@ -113,7 +113,7 @@ _SECRET_COMPOUNDS = (
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
-@functools.lru_cache(maxsize=4096)  # the same keys come back call after call
+@functools.lru_cache(maxsize=4096)  # the same flags come back call after call
 def hides_next(flag: str) -> bool:
     """Whether an argv flag's value is the next item and a secret: `--password`,
     `--db-password`, `-token`, `--pass`, `-p` (mysql's, sshpass's).
@@ -125,6 +125,7 @@ def hides_next(flag: str) -> bool:
     return is_secret_key(name) or name in ("pass", "p")
 
 
+@functools.lru_cache(maxsize=4096)  # the same keys come back call after call
 def is_secret_key(key: str) -> bool:
     """Whether a mapping key names a secret.
 
