@@ -221,3 +221,21 @@ async def test_a_failure_keeps_a_bounded_traceback_in_its_log_line(tmp_path: Pat
     assert 0 < len(frames) <= 8
     assert frames[-1].endswith("in divide")
     assert "hunter2" not in orjson.dumps(entry).decode()
+
+
+async def test_close_with_a_timeout_returns_on_a_hung_disk_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    """A writer stuck (here: on a lock another holds) makes `close(timeout)` say False in
+    time; the file stays open for the writer, and its lines follow once it is free."""
+    log = JsonlCallLog(tmp_path)
+    holder = os.open(log.current_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    ex = Executor(ToolRegistry([echo]), sinks=[log])
+    for n in range(5):
+        await ex.run(ToolCall(name="echo", arguments={"text": str(n)}), ExecutionContext())
+    assert await log.aclose(timeout=0.2) is False
+    fcntl.flock(holder, fcntl.LOCK_UN)
+    os.close(holder)
+    assert log.close(timeout=10) is True
+    assert sorted(int(str(e["output"])) for e in lines(tmp_path)) == list(range(5))

@@ -282,9 +282,10 @@ class OtelSink:
         False if `timeout` passed first. (Exporting them is the provider's `force_flush`.)"""
         return self._writer.flush(timeout)
 
-    def close(self) -> None:
-        """`flush()`: build every span still queued (a later call starts the writer again)."""
-        self.flush()
+    def close(self, timeout: float | None = None) -> bool:
+        """`flush(timeout)`: build every span still queued (a later call starts the writer
+        again); False if `timeout` passed first (a span processor that hangs)."""
+        return self.flush(timeout)
 
     @contextmanager
     def invoke_agent(self, agent: str, ctx: ExecutionContext[Any]) -> Iterator[AgentEnded]:

@@ -84,17 +84,22 @@ class JsonlCallLog:
         """Wait until every call queued so far is written; False if `timeout` passed first."""
         return self._writer.flush(timeout)
 
-    def close(self) -> None:
-        """Write what is queued, then close the file (a later call opens it again)."""
-        self.flush()
+    def close(self, timeout: float | None = None) -> bool:
+        """Write what is queued, then close the file (a later call opens it again). False if
+        `timeout` passed first (a hung disk): the file stays open for the writer, which is
+        still writing to it, and nothing queued is lost."""
+        if not self.flush(timeout):
+            log.warning("call log not closed: lines still being written", timeout_s=timeout)
+            return False
         with self._lock:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd, self._day = None, None
+        return True
 
-    async def aclose(self) -> None:
+    async def aclose(self, timeout: float | None = None) -> bool:
         """`close()` without blocking the event loop."""
-        await asyncio.to_thread(self.close)
+        return await asyncio.to_thread(self.close, timeout)
 
     def __enter__(self) -> Self:
         return self
