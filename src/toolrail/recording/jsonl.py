@@ -97,9 +97,10 @@ class JsonlCallLog:
                 self._fd, self._day = None, None
         return True
 
-    async def aclose(self, timeout: float | None = None) -> bool:
-        """`close()` without blocking the event loop."""
-        return await asyncio.to_thread(self.close, timeout)
+    async def aclose(self) -> bool:
+        """`close()` without blocking the event loop (to bound the wait, `asyncio.timeout`:
+        cancelled, the close goes on in its thread and ends once the writer is done)."""
+        return await asyncio.to_thread(self.close)
 
     def __enter__(self) -> Self:
         return self
