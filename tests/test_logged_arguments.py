@@ -66,3 +66,24 @@ def test_no_secret_of_arguments_strict_json_refuses_is_recorded(
         assert SECRET not in dumps(event).decode()
     assert lines
     assert not any(SECRET in line for line in lines)
+
+
+@tool
+def transfer(account: int, cents: int) -> str:
+    """Move money."""
+    return f"{account}:{cents}"
+
+
+def test_an_integer_past_64_bits_is_logged_exactly(tmp_path: Path) -> None:
+    """The executor reads 18446744073709551616 exactly; so does the log (as its digits),
+    not as the float strict JSON readers make of it."""
+    log = JsonlCallLog(tmp_path)
+    executor = Executor(ToolRegistry([transfer]), sinks=[log])
+    raw = '{"account": 18446744073709551616, "cents": 5}'
+    outcome = asyncio.run(
+        executor.run(ToolCall(name="transfer", arguments=raw), ExecutionContext())
+    )
+    log.close()
+    assert outcome.result.value_or(None) == "18446744073709551616:5"
+    [entry] = list(read_entries(tmp_path))
+    assert entry["args"] == {"account": "18446744073709551616", "cents": 5}

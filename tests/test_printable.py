@@ -8,6 +8,8 @@ import asyncio
 import io
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,3 +110,31 @@ def test_no_control_character_reaches_a_stream_line_or_the_log_listing(
     assert OBEYED.search(listing) is None
     assert main(["logs", "stats", "--dir", str(tmp_path)]) == 0
     assert OBEYED.search(capsys.readouterr().out) is None
+
+
+ESCAPING_SERVER = Path(__file__).parent / "fixtures" / "escaping_mcp_server.py"
+
+
+@pytest.mark.parametrize("mode", ["skip", "refuse"])
+def test_an_mcp_servers_words_reach_the_terminal_as_text(tmp_path: Path, mode: str) -> None:
+    """`toolrail mcp list` against a server whose tool name, or error, holds escapes."""
+    (tmp_path / "toolrail.toml").write_text(
+        f'[mcp.servers.evil]\ncommand = "{sys.executable}"\n'
+        f'args = ["{ESCAPING_SERVER}", "{mode}"]\nstderr = "discard"\n'
+    )
+    shown = subprocess.run(
+        [sys.executable, "-m", "toolrail.cli", "mcp", "list", "--config", "toolrail.toml"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    said = shown.stdout + shown.stderr
+    assert "PWNED" in said  # it is shown, as text
+    assert OBEYED.search(said) is None
+
+
+def test_joiners_of_ordinary_text_stay_on_one_line() -> None:
+    """Persian words and emoji sequences are written with zero-width joiners: kept."""
+    for text in ("می\u200cخواهم", "👨\u200d👩\u200d👧"):
+        assert printable(text, one_line=True) == text

@@ -225,7 +225,7 @@ async def _connected(loaded: _Loaded) -> AsyncIterator[McpHub]:
             if isinstance(result, Failure):
                 message = result.failure().message
                 said = message if repr(name) in message else f"MCP server {name!r}: {message}"
-                print(f"toolrail: {said}", file=sys.stderr)
+                print(f"toolrail: {printable(said, one_line=True)}", file=sys.stderr)
         yield hub
     finally:
         await hub.close()
@@ -304,7 +304,8 @@ def _tools_list(args: argparse.Namespace) -> int:
         for item in tools:
             flags = ", ".join(sorted(item.tags | item.permissions))
             summary = item.description.splitlines()[0] if item.description else ""
-            print(f"{item.name:32} {summary}" + (f"  [{flags}]" if flags else ""))
+            line = f"{item.name:32} {summary}" + (f"  [{flags}]" if flags else "")
+            print(printable(line, one_line=True))  # an MCP server's words, as text
         return 0
 
     return _with_tools(args, body)
@@ -327,7 +328,7 @@ def _search(args: argparse.Namespace) -> int:
             print("no tool fits this request", file=sys.stderr)
         for match in matches:
             summary = match.tool.description.splitlines()[0] if match.tool.description else ""
-            print(f"{match.score:7.3f}  {match.tool.name:32} {summary}")
+            print(printable(f"{match.score:7.3f}  {match.tool.name:32} {summary}", one_line=True))
             if args.explain:
                 print(f"         {dumps(dict(match.explain)).decode()}")
         return 0
@@ -428,7 +429,7 @@ def _tools_explain(args: argparse.Namespace) -> int:
             print(f"toolrail: no tool named {args.name!r}{hint}", file=sys.stderr)
             return 1
         for line in executor.explain(ctx.agent, args.name, ctx.permissions):
-            print(line)
+            print(printable(line, one_line=True))
         failures = [
             e for e in recent if e.get("tool") == args.name and e.get("status") != "success"
         ]
@@ -516,11 +517,13 @@ def _mcp_list(args: argparse.Namespace) -> int:
             print(f"{status.name}: {status.state}")
             for name in status.tools:
                 origin = hub.origin(name)
-                print(f"  {name:40} ← {origin.tool if origin else '?'}")
+                shown = printable(origin.tool if origin else "?", one_line=True)
+                print(f"  {name:40} ← {shown}")  # the name as the server wrote it
             for skipped in status.skipped:
-                print(f"  skipped {skipped}")
+                print(printable(f"  skipped {skipped}", one_line=True))
         for name in hub.pending_changes():
-            print(f"  held back, waiting for acceptance: {name}: {hub.held_reason(name)}")
+            held = f"  held back, waiting for acceptance: {name}: {hub.held_reason(name)}"
+            print(printable(held, one_line=True))
         broken = [s.name for s in hub.status() if s.state == "broken"]
         return 1 if broken else 0  # why was said once, on stderr, as the server failed
 

@@ -763,10 +763,11 @@ def shown_name(name: str, limit: int = 120) -> str:
 # the line and paragraph separators, and a byte order mark
 _OBEYED = "\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069\\ufeff"
 _CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f{_OBEYED}]")
-# in one line, a name: tab and newline too, and what does not show at all (zero-width
-# spaces and joiners, invisible operators, tag characters) but could make two names look alike
+# in one line, a name: tab and newline too, and what does not show at all (a zero-width
+# space, invisible operators, tag characters) but could make two names look alike; not the
+# joiners (U+200C, U+200D), which Persian words and emoji sequences are written with
 _CONTROL_IN_LINE = re.compile(
-    f"[\\x00-\\x1f{_OBEYED}\\u200b-\\u200d\\u2060-\\u2064\\U000e0000-\\U000e007f]"
+    f"[\\x00-\\x1f{_OBEYED}\\u200b\\u2060-\\u2064\\U000e0000-\\U000e007f]"
 )
 
 

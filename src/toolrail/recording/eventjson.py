@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from typing import Any, assert_never
 
-import orjson
 from returns.result import Failure, Result, Success
 
 from toolrail._jsonish import message_text, to_json_value
@@ -195,12 +194,7 @@ def arguments_data(raw: RawArguments) -> object:
     """A call's arguments as JSON data, as the log, an event's JSON and the OTel sink show
     them: JSON text read as the executor read it (`NaN` too: data, so redacted as data),
     none is `{}`, and text that is not JSON is kept as text."""
-    if isinstance(raw, str | bytes):
-        try:  # strict JSON, the common case, read at once
-            return orjson.loads(raw) if raw.strip() else {}
-        except orjson.JSONDecodeError:
-            pass  # `NaN`, `1e400`, an integer past 64 bits; or not JSON at all
-    return to_json_value(read_arguments(raw))
+    return to_json_value(read_arguments(raw))  # not orjson: an integer past 64 bits, a float
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
