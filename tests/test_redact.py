@@ -588,3 +588,55 @@ def test_every_flag_that_hides_its_value_in_argv_data_hides_it_in_text(
     text = f"run app {flag}={value} now" if joined else f"run app {flag} {value} now"
     assert value not in redact_text(text).replace(REDACTED, "")
     assert value not in orjson.dumps(redact({"argv": ["app", flag, value]})).decode()
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("psql --password 'S3cr3t! x' -h db", "S3cr3t! x"),
+        ('app --token "abc def ghi" x', "abc def ghi"),
+        ("app --password=$'hunter2x'", "hunter2x"),
+        ("mysql -u root -p'hunter2 x' db", "hunter2 x"),
+        ('mysql -u root -p"hunter2x" db', "hunter2x"),
+        ("sshpass -p 'hunter2 x' ssh host", "hunter2 x"),
+        ('{"cmd": "psql --password \\"x y zz\\" -h"}', "x y zz"),
+    ],
+)
+def test_a_quoted_value_after_a_secret_flag_goes_whole(text: str, secret: str) -> None:
+    assert secret not in redact_text(text)
+    assert secret.split()[-1] not in redact_text(text)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([*HIDING_FLAGS, "--verbose", "-x", "--max-tokens"]),
+            st.text(alphabet=ALNUM + ' é"\\', min_size=1, max_size=700),
+            st.integers(-(2**63), 2**63 - 1),
+            st.floats(allow_nan=False, allow_infinity=False),
+            st.lists(st.text(alphabet=ALNUM, min_size=8, max_size=12), max_size=3),
+            st.booleans(),
+        ),
+        max_size=8,
+    ),
+    st.booleans(),
+)
+def test_text_hides_what_data_hides_after_a_flag_and_json_stays_json(
+    argv: list[object], nested: bool
+) -> None:
+    """An argv written as JSON text (or as JSON text in a JSON string) and redacted as text:
+    what redacting it as data hides after a flag is hidden too (numbers, lists, long
+    strings), and the text is still the same JSON, shaped as the data is."""
+    data = {"argv": ["app", *argv]}
+    text = orjson.dumps(data).decode()
+    if nested:
+        text = orjson.dumps(text).decode()
+    shown = redact_text(text)
+    read = orjson.loads(shown)
+    if nested:
+        read = orjson.loads(read)
+    as_data = redact(data)
+    assert isinstance(as_data, dict)
+    for kept, hidden in zip(read["argv"], as_data["argv"], strict=True):
+        if hidden == REDACTED:
+            assert kept == REDACTED

@@ -209,12 +209,17 @@ _HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header va
     r"((?i:authorization|cookie)[\"']?" + _SP + r"{0,8}[:=：＝]" + _SP + r"{0,8})"
     r"(?:\\.|[^\"'\n\r\\]){1,2048}"
 )
+# a value after a flag: a word, or quoted (`-p'x y'`), read to its closing quote
+_WORD_OR_QUOTED = r"""(?:(?<=')[^'\n]{1,512}|(?<=")[^"\n]{1,512}|[^\s"']{1,512})"""
 _MYSQL_PASSWORD = re.compile(  # `mysql -phunter22`: the value is glued to -p
     r"((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb)\b[^\n]{0,256}?"
     + _SP
-    + r"-p)[^\s\"']{1,512}"
+    + r"-p['\"]?)"
+    + _WORD_OR_QUOTED
 )
-_SSHPASS = re.compile(r"(\bsshpass\b[^\n]{0,256}?" + _SP + "-p" + _SP + r"{0,8})[^\s\"']{1,512}")
+_SSHPASS = re.compile(
+    r"(\bsshpass\b[^\n]{0,256}?" + _SP + "-p" + _SP + r"{0,8}['\"]?)" + _WORD_OR_QUOTED
+)
 _CURL_USER = re.compile(  # `curl -u user:pw`: the user stays
     r"((?<!\S)(?:-u|--user|-U|--proxy-user)(?:" + _SP + r"{1,8}|=)?[\"']?[^\s:\"'@]{1,256}:)"
     r"[^\s\"']{1,512}"
@@ -255,25 +260,29 @@ _ESCAPED_STRUCTURE = re.compile(
 )
 # a list or an object whose first string is written `\"`: JSON text in a JSON string
 _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
-# `--password X`, `--db-token=X`: a flag whose value is a secret (`hides_next`) and its
-# value; the lookahead leaves the value for `_hidden_values`, which may be a flag itself
+# `--password X`, `--db-token=X`, `--password 'x y'`: a flag whose value is a secret
+# (`hides_next`) and how its value opens (a quote, or nothing: a word); the lookahead leaves
+# the value for `_hidden_values`, which may be a flag itself
 _FLAG_WORD = re.compile(
-    r"(?P<flag>--?[A-Za-z][\w.-]{0,63})(?:=|" + _SP + r"{1,8})(?P<v>)(?=[^\s\"'=:])"
+    r"(?P<flag>--?[A-Za-z][\w.-]{0,63})(?:=|" + _SP + r"{1,8})"
+    r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]))"
 )
 # a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
-# its quotes `\"`), the next item its value; the lookahead leaves the next item's opening
-# quote for the next match, which may be a flag itself
+# its quotes `\"`), the next item its value: a string (`v`, its opening quote left for the
+# next match, which may be a flag itself) or a bare JSON value (`bare`: a number, a list, ...)
 _FLAG_ITEM = re.compile(
     r"(?P<q>\\\"|[\"'])(?P<flag>-{1,2}[A-Za-z][\w.-]{0,63})(?P=q)"
-    r"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}(?=(?P<v>\\\"|[\"']))"
+    r"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}(?:(?=(?P<v>\\\"|[\"']))|(?=(?P<bare>[-\d\[{tfn])))"
 )
-_INNER_CHAR = r'[^"\\\n]|\\[^"\\\n]'  # not a quote nor a backslash of the text inside
-_ITEM_VALUE = {  # a flag's value after its opening quote (an item's), its escapes read
+_INNER_CHAR = r'[^"\\\n]++|\\[^"\\\n]'  # not a quote nor a backslash of the text inside
+_ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, however long
     "": re.compile(r"[^\s\"']{1,512}"),  # not quoted: a word
-    '"': re.compile(r'(?:[^"\\\n]|\\[^\n]){1,512}'),
-    "'": re.compile(r"(?:[^'\\\n]|\\[^\n]){1,512}"),
-    '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r")){1,512}"),
+    '"': re.compile(r'(?:[^"\\\n]++|\\[^\n])++'),
+    "'": re.compile(r"(?:[^'\\\n]++|\\[^\n])++"),
+    "$'": re.compile(r"(?:[^'\\\n]++|\\[^\n])++"),
+    '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
 }
+_JSON_SCALAR = re.compile(r"-?[\d.eE+-]++|true|false|null")  # a number or a literal
 # a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
 # alone is too common a name to be secret anywhere else
 _QUERY_KEY = re.compile(r"((?<=[?&;])(?i:key)=)[^&#\s\"'<>]{1,2048}")
@@ -416,16 +425,26 @@ def _redact_passes(text: str) -> str:
 
 def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
     """The value after each flag that hides it in argv data (`hides_next`), as a word
-    (`--db-password X`) or as the next item of a list written out (`["psql",
-    "--db-password", "X"`, cut off or not); a bare `-p` only as an item (in prose it is
-    more often a port than a password)."""
+    (`--db-password X`, `--token 'x y'`) or as the next item of a list written out
+    (`["psql", "--db-password", "X"`, cut off or not; a number or a list too, replaced by a
+    string so JSON stays JSON); a bare `-p` only as an item (in prose it is more often a
+    port than a password)."""
     parts: list[str] = []
     done = 0
     for flag in flags.finditer(text):
-        name, opening = flag.group("flag"), flag.group("v")
-        if flag.start() < done or not hides_next(name) or (not opening and name == "-p"):
+        name, opening = flag.group("flag"), flag.group("v") or ""
+        word = flags is _FLAG_WORD
+        if flag.start() < done or not hides_next(name) or (word and name == "-p"):
+            continue
+        if flag.groupdict().get("bare"):
+            quote = '\\"' if flag.group("q") == '\\"' else '"'
+            end = _bare_end(text, flag.end(), escaped=quote != '"')
+            parts += [text[done : flag.end()], f"{quote}{REDACTED}{quote}"]
+            done = end
             continue
         start = flag.end() + len(opening)
+        if word and opening and _CLOSES_STRING.match(text, start):
+            continue  # `["--password=", "x"]`: that quote ends the string the flag is in
         value = _ITEM_VALUE[opening].match(text, start)
         if value is not None:
             parts += [text[done:start], REDACTED]
@@ -434,6 +453,14 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         return text
     parts.append(text[done:])
     return "".join(parts)
+
+
+def _bare_end(text: str, start: int, *, escaped: bool) -> int:
+    """Where the bare JSON value (a number, a literal, a list, an object) at `start` ends."""
+    if text[start] in "[{":
+        return _structure_end(text, start, escaped)[0]
+    found = _JSON_SCALAR.match(text, start)
+    return found.end() if found is not None else start
 
 
 def _redact_assignments(text: str) -> str:
@@ -447,7 +474,11 @@ def _redact_assignments(text: str) -> str:
             continue
         start = name.end()
         separator = name.group(2)
+        if text.startswith("$'", start):  # a shell's `$'...'` quoting: `$` stays
+            start += 1
         opening = text[start : start + 1]
+        if opening == '"' and _CLOSES_STRING.match(text, start + 1) and separator[:1] != '"':
+            continue  # `["PASSWORD=", "x"]`: that quote ends the string the name is in
         # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
         named = '\\"' if separator.startswith("\\") else separator[:1]
         named = named if named in ('\\"', '"', "'") else ""
@@ -485,6 +516,7 @@ def _redact_assignments(text: str) -> str:
 
 
 _NO_VALUE = frozenset({"null", "None"})
+_CLOSES_STRING = re.compile(r"\s*+[,}\]:]")  # what follows a quote that ends a JSON string
 
 
 # a YAML block scalar's header (`|`, `>-`, `|+2`), after an anchor or a tag, or nothing,
