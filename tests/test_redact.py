@@ -640,3 +640,61 @@ def test_text_hides_what_data_hides_after_a_flag_and_json_stays_json(
     for kept, hidden in zip(read["argv"], as_data["argv"], strict=True):
         if hidden == REDACTED:
             assert kept == REDACTED
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('password="}Xy7#secretpw"', "Xy7#secretpw"),  # a value may start with `}` ...
+        ('DB_PASSWORD=":hunter2xyz"', "hunter2xyz"),
+        ('password: "]hunter2xyz"', "hunter2xyz"),
+        ('run --password "}hunter2xyz" now', "hunter2xyz"),
+        ("run.exe --password \\SecretPw1 /quiet", "SecretPw1"),  # ... or with a backslash
+        ('{"cmd": "deploy --password \\u00e9pass123 --verbose"}', "pass123"),
+        ("run --password :colonsecret1", "colonsecret1"),
+    ],
+)
+def test_a_value_is_a_value_whatever_it_starts_with(text: str, secret: str) -> None:
+    assert secret not in redact_text(text)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"cmd": "run --token 'abc", "note": "visible text", "n": 1},
+        {"cmd": "mysql -p'abc", "note": "visible text"},
+        {"cmd": "run --password $'abc", "note": "visible text"},
+        {"log": "['--password', 1234]", "x": 1},
+        {"cmd": 'sh -c "deploy --password hunter2"', "next": "kept"},
+        {"cmd": 'sh -c "mysql -phunter2"', "next": "kept"},
+        {"cmd": 'sh -c "deploy --token=hunter2"', "next": "kept"},
+        {"cmd": "export --token '\\secret\\"},
+        {"cmd": "export PASSWORD=", "next": "abc"},
+        ["--password=", "1"],
+    ],
+)
+def test_redacted_json_text_is_the_same_json_and_keeps_what_follows(data: object) -> None:
+    """An unclosed quote after a flag takes a word, not the rest of the line; a value
+    replaced inside a JSON string is quoted as that string's quotes are."""
+    text = json.dumps(data)
+    shown = redact_text(text)
+    read = json.loads(shown)
+    assert type(read) is type(data)
+    if isinstance(data, dict) and isinstance(read, dict):
+        assert read.keys() == data.keys()
+        assert read.get("note", "visible text") == "visible text"
+        assert read.get("next", "kept") in ("kept", "abc")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Pass "--password", then type the value.',
+        'subprocess.run(["mysql", "-p", f"{pw}"])',
+        'line1 "--token", [unclosed\nline2 visible\nline3 visible',
+    ],
+)
+def test_a_flag_item_with_no_value_after_it_takes_nothing_past_its_line(text: str) -> None:
+    shown = redact_text(text)
+    assert shown.splitlines()[1:] == text.splitlines()[1:]
+    assert "then type the value" in shown or 'f"{pw}"' in shown or "line2" in shown

@@ -14,7 +14,7 @@ from toolrail.core.redact import cut, redact, redact_text
 REDACTED = "[REDACTED]"
 
 # --- the oracle: redact_text as it was before its prefilters (commit 7865b18) -------------
-# (but for the assignment and flag passes, which it runs as the policy has them now)
+# (but for the assignment, flag, mysql and sshpass passes, run as the policy has them now)
 
 # Tokens are found in two linear steps: maximal runs of token characters (each character
 # is looked at once), then each family matched only at the start of a run. Searching for
@@ -84,11 +84,9 @@ _URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no 
 _HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value
     r"((?i:authorization|cookie)[\"']?[ \t]{0,8}[:=][ \t]{0,8})(?:\\.|[^\"'\n\r\\]){1,2048}"
 )
-_MYSQL_PASSWORD = re.compile(  # `mysql -phunter22`: the value is glued to -p
-    r"((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb)\b[^\n]{0,256}?"
-    r"[ \t]-p)[^\s\"']{1,512}"
-)
-_SSHPASS = re.compile(r"(\bsshpass\b[^\n]{0,256}?[ \t]-p[ \t]{0,8})[^\s\"']{1,512}")
+# `mysql -p'x'`, `sshpass -p "x"`: as the policy has them now (quoted values, c4c84e7)
+_MYSQL_PASSWORD = fast._MYSQL_PASSWORD
+_SSHPASS = fast._SSHPASS
 _CURL_USER = re.compile(  # `curl -u user:pw`: the user stays
     r"((?<!\S)(?:-u|--user|-U|--proxy-user)(?:[ \t]{1,8}|=)?[\"']?[^\s:\"'@]{1,256}:)"
     r"[^\s\"']{1,512}"

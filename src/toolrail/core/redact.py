@@ -209,8 +209,13 @@ _HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header va
     r"((?i:authorization|cookie)[\"']?" + _SP + r"{0,8}[:=：＝]" + _SP + r"{0,8})"
     r"(?:\\.|[^\"'\n\r\\]){1,2048}"
 )
-# a value after a flag: a word, or quoted (`-p'x y'`), read to its closing quote
-_WORD_OR_QUOTED = r"""(?:(?<=')[^'\n]{1,512}|(?<=")[^"\n]{1,512}|[^\s"']{1,512})"""
+# a word: to a space or a quote, and not into an escaped quote (`\"` in JSON text; `\\`,
+# an escaped backslash, is read whole, so the quote after it still ends the string)
+_VALUE_WORD = r"""(?:[^\s"'\\]++|\\\\|\\(?![\"\\]))++"""
+# a value after a flag: quoted (`-p'x y'`) when its quote closes on the line, else a word
+_WORD_OR_QUOTED = (
+    r"""(?:(?<=')[^'\n]{1,4096}+(?=')|(?<=")[^"\n]{1,4096}+(?=")|""" + _VALUE_WORD + ")"
+)
 _MYSQL_PASSWORD = re.compile(  # `mysql -phunter22`: the value is glued to -p
     r"((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb)\b[^\n]{0,256}?"
     + _SP
@@ -251,7 +256,9 @@ _STRING_VALUE = re.compile(
     r'|"(?:[^"\\\n]++|\\[^\n])*+(")?'
     r"|'(?:[^'\\\n]++|\\[^\n])*+(')?"
 )
-_BARE_VALUE = re.compile(r"[^\s\"'&,;}\[\]]{1,65536}")
+_BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see `_VALUE_WORD`)
+    r"(?:[^\s\"'&,;}\[\]\\]|\\\\|\\(?![\"\\])){1,65536}"
+)
 # inside a list or an object: its strings (read as strings, so a bracket in one is not
 # one), and its brackets; in JSON text, or in JSON text held in a JSON string (`\"`)
 _STRUCTURE = re.compile(r'"(?:[^"\\\n]++|\\[^\n])*+"?|\'(?:[^\'\\\n]++|\\[^\n])*+\'?|[\[\]{}]')
@@ -265,7 +272,7 @@ _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
 # the value for `_hidden_values`, which may be a flag itself
 _FLAG_WORD = re.compile(
     r"(?P<flag>--?[A-Za-z][\w.-]{0,63})(?:=|" + _SP + r"{1,8})"
-    r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]))"
+    r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?!\")))"
 )
 # a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
 # its quotes `\"`), the next item its value: a string (`v`, its opening quote left for the
@@ -275,14 +282,19 @@ _FLAG_ITEM = re.compile(
     r"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}(?:(?=(?P<v>\\\"|[\"']))|(?=(?P<bare>[-\d\[{tfn])))"
 )
 _INNER_CHAR = r'[^"\\\n]++|\\[^"\\\n]'  # not a quote nor a backslash of the text inside
+_SINGLE_QUOTED = r"""(?:[^'\\\n"]++|\\[^\n]|"(?!\s*+[,:}\]]))++(?=')"""
 _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, however long
-    "": re.compile(r"[^\s\"']{1,512}"),  # not quoted: a word
+    "": re.compile(_VALUE_WORD),  # not quoted: a word
+    # JSON's quote: to its closing quote, or to the end of the line of cut-off JSON text
     '"': re.compile(r'(?:[^"\\\n]++|\\[^\n])++'),
-    "'": re.compile(r"(?:[^'\\\n]++|\\[^\n])++"),
-    "$'": re.compile(r"(?:[^'\\\n]++|\\[^\n])++"),
+    # a shell's or a repr's: to its closing quote on the line, passing no `"` that ends a
+    # JSON string (one followed by `,` `:` `]` `}`); if none, only a word (a `'` inside a
+    # JSON string opens no quote that runs over the rest of the line)
+    "'": re.compile(_SINGLE_QUOTED + "|" + _VALUE_WORD),
+    "$'": re.compile(_SINGLE_QUOTED + "|" + _VALUE_WORD),
     '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
 }
-_JSON_SCALAR = re.compile(r"-?[\d.eE+-]++|true|false|null")  # a number or a literal
+_JSON_SCALAR = re.compile(r"(?:-?[\d.eE+-]++|true|false|null)(?![\w\"'])")  # a number, a literal
 # a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
 # alone is too common a name to be secret anywhere else
 _QUERY_KEY = re.compile(r"((?<=[?&;])(?i:key)=)[^&#\s\"'<>]{1,2048}")
@@ -437,13 +449,14 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         if flag.start() < done or not hides_next(name) or (word and name == "-p"):
             continue
         if flag.groupdict().get("bare"):
-            quote = '\\"' if flag.group("q") == '\\"' else '"'
-            end = _bare_end(text, flag.end(), escaped=quote != '"')
-            parts += [text[done : flag.end()], f"{quote}{REDACTED}{quote}"]
-            done = end
+            quote = flag.group("q")  # the value made a string, quoted as the flag is
+            end = _bare_end(text, flag.end(), escaped=quote == '\\"')
+            if end > flag.end():
+                parts += [text[done : flag.end()], f"{quote}{REDACTED}{quote}"]
+                done = end
             continue
         start = flag.end() + len(opening)
-        if word and opening and _CLOSES_STRING.match(text, start):
+        if word and opening == '"' and _ends_a_string(text, flag.start(), start - 1):
             continue  # `["--password=", "x"]`: that quote ends the string the flag is in
         value = _ITEM_VALUE[opening].match(text, start)
         if value is not None:
@@ -456,11 +469,33 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
 
 
 def _bare_end(text: str, start: int, *, escaped: bool) -> int:
-    """Where the bare JSON value (a number, a literal, a list, an object) at `start` ends."""
+    """Where the bare JSON value (a number, a literal, a list, an object) at `start` ends;
+    `start` if there is none. A list or object cut off ends with its line."""
     if text[start] in "[{":
-        return _structure_end(text, start, escaped)[0]
+        end, whole = _structure_end(text, start, escaped)
+        if not whole and (newline := text.find("\n", start, end)) >= 0:
+            return newline
+        return end
     found = _JSON_SCALAR.match(text, start)
     return found.end() if found is not None else start
+
+
+def _closes_on_its_line(text: str, start: int, quote: str) -> bool:
+    line_end = text.find("\n", start)
+    return text.find(quote, start, line_end if line_end >= 0 else len(text)) >= 0
+
+
+def _ends_a_string(text: str, name_at: int, quote_at: int) -> bool:
+    """Whether the quote at `quote_at`, after a name at `name_at`, ends the JSON string the
+    name is in (`"export PASSWORD=", "x"`) rather than opening a value: what follows it
+    closes a string, and an odd number of quotes (not escaped) opens the name's line. The
+    count looks back a bounded way, so it stays linear."""
+    if not _CLOSES_STRING.match(text, quote_at + 1):
+        return False
+    window = max(0, name_at - 1024)
+    line_start = max(text.rfind("\n", window, name_at) + 1, window)
+    quotes = text.count('"', line_start, name_at) - text.count('\\"', line_start, name_at)
+    return quotes % 2 == 1
 
 
 def _redact_assignments(text: str) -> str:
@@ -474,10 +509,10 @@ def _redact_assignments(text: str) -> str:
             continue
         start = name.end()
         separator = name.group(2)
-        if text.startswith("$'", start):  # a shell's `$'...'` quoting: `$` stays
-            start += 1
+        if text.startswith("$'", start) and _closes_on_its_line(text, start + 2, "'"):
+            start += 1  # a shell's `$'...'` quoting, closed on its line: `$` stays
         opening = text[start : start + 1]
-        if opening == '"' and _CLOSES_STRING.match(text, start + 1) and separator[:1] != '"':
+        if opening == '"' and separator[:1] != '"' and _ends_a_string(text, name.start(), start):
             continue  # `["PASSWORD=", "x"]`: that quote ends the string the name is in
         # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
         named = '\\"' if separator.startswith("\\") else separator[:1]
