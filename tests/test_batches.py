@@ -147,12 +147,13 @@ def test_a_stuck_handler_holds_at_most_max_queued_items_and_drops_the_rest(
         handled.extend(batch)
 
     batches = BackgroundBatches(
-        handle, name="test-stuck", linger=0.0, linger_until="put", max_queued=100
+        handle, name="test-stuck", linger=0.0, linger_until="put", max_queued=100, stall_s=0.1
     )
     batches.put(-1)  # the thread takes it and hangs
     deadline = time.monotonic() + 5
     while batches._queue and time.monotonic() < deadline:
         time.sleep(0.01)
+    time.sleep(0.2)  # stalled now: it has finished no batch for longer than stall_s
     with caplog.at_level(logging.WARNING, logger="toolrail.batches"):
         for n in range(1000):
             batches.put(n)
@@ -162,3 +163,22 @@ def test_a_stuck_handler_holds_at_most_max_queued_items_and_drops_the_rest(
     stuck.set()
     assert batches.flush(timeout=5)
     assert handled == [-1, *range(100)]
+
+
+def test_a_burst_that_outruns_a_working_handler_loses_nothing() -> None:
+    """Ten times `max_queued` put at once before a slow but working handler catches up:
+    it is not stalled, so nothing is dropped (a call log on a healthy disk keeps every line)."""
+    handled: list[int] = []
+
+    def slow(batch: list[int]) -> None:
+        time.sleep(0.01)
+        handled.extend(batch)
+
+    batches = BackgroundBatches(
+        slow, name="test-burst", linger=0.0, linger_until="put", max_queued=100, stall_s=5
+    )
+    for n in range(999):
+        batches.put(n)
+    assert batches.flush(timeout=10)
+    assert batches.dropped == 0
+    assert handled == list(range(999))

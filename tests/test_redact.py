@@ -698,3 +698,35 @@ def test_a_flag_item_with_no_value_after_it_takes_nothing_past_its_line(text: st
     shown = redact_text(text)
     assert shown.splitlines()[1:] == text.splitlines()[1:]
     assert "then type the value" in shown or 'f"{pw}"' in shown or "line2" in shown
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["redis-cli", "-h", "cache.internal", "--no-auth-warning", "--pass", "hunter2secret"],
+        ["wget", "--auth-no-challenge", "--password", "hunter2secret", "https://x.example"],
+        ["huggingface-cli", "login", "--add-to-git-credential", "--token", "hunter2secret"],
+    ],
+)
+def test_a_secret_flag_after_another_is_a_flag_not_a_value(argv: list[str]) -> None:
+    """`--no-auth-warning` names something secret-like; the `--pass` after it is a flag of
+    its own, whose value goes: in data, in a command line, and in a list written as JSON."""
+    assert "hunter2secret" not in str(redact({"argv": argv}))
+    assert "hunter2secret" not in redact_text(" ".join(argv))
+    assert "hunter2secret" not in redact_text(json.dumps(argv))
+    assert "hunter2secret" not in redact_text(json.dumps({"cmd": " ".join(argv)}))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"command": "mysql -u root -p", "cwd": "/srv/app"},
+        {"steps": ["mysql -u root -p", "SHOW DATABASES;"]},
+        {"steps": ["sshpass -p", "ssh host"]},
+    ],
+)
+def test_a_quote_that_ends_the_string_after_p_opens_no_value(data: object) -> None:
+    """`mysql -u root -p` (it asks for the password) at the end of a JSON string: the quote
+    after `-p` ends the string; nothing after it is taken, and the JSON stays the same."""
+    text = json.dumps(data)
+    assert json.loads(redact_text(text)) == data

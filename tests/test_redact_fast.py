@@ -116,9 +116,9 @@ def oracle_redact_text(text: str) -> str:
     if "uthorization" in lowered or "ookie" in lowered:
         text = _HEADER.sub(rf"\1{REDACTED}", text)
     if "-p" in text and ("mysql" in lowered or "mariadb" in lowered):
-        text = _MYSQL_PASSWORD.sub(rf"\1{REDACTED}", text)
+        text = _MYSQL_PASSWORD.sub(fast._glued_password, text)
     if "-p" in text and "sshpass" in lowered:
-        text = _SSHPASS.sub(rf"\1{REDACTED}", text)
+        text = _SSHPASS.sub(fast._glued_password, text)
     if ("-u" in text or "-U" in text) and "curl" in lowered:
         text = _CURL_USER.sub(rf"\1{REDACTED}", text)
     if "password" in text or "passwd" in text:

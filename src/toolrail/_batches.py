@@ -7,10 +7,12 @@ ends; the next `put` starts another. `flush()` waits until every item put so far
 handled; whatever is still queued at interpreter exit is handled then. A `handle` that
 raises is reported through the library diagnostics; the items after it are handled as usual.
 
-Bounded: with `max_queued` items waiting (a `handle` stuck on a hung disk or exporter), a
+Bounded: with `max_queued` items waiting while the thread has taken or finished no batch
+for `stall_s` (stuck on a hung disk or exporter), or ten times that many however it goes, a
 `put` drops its item, counted in `dropped` and reported, rather than hold memory without
-end. A child made by `os.fork` starts with an empty queue and no thread (the parent's
-thread is not there, and the parent handles what it had queued).
+end; a burst that merely outruns a working `handle` for a while loses nothing. A child made
+by `os.fork` starts with an empty queue and no thread (the parent's thread is not there,
+and the parent handles what it had queued).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable
@@ -36,8 +39,10 @@ _IDLE_S = 2.0
 _EXIT_TIMEOUT_S = 10.0
 """How long the exit flush waits for each instance."""
 MAX_QUEUED = 10_000
-"""Items waiting, past which a `put` drops its item: each may hold a call's whole output,
-so a bound on items is a bound on memory only this low (10,000 outputs of 20 KB: 200 MB)."""
+"""Items waiting, past which a `put` drops its item if the thread is stalled (ten times as
+many: in any case). Each may hold a call's whole output: 10,000 outputs of 20 KB, 200 MB."""
+STALL_S = 2.0
+"""A thread that has finished no batch for this long is stalled."""
 _LIVE: weakref.WeakSet[BackgroundBatches[Any]] = weakref.WeakSet()
 
 
@@ -62,12 +67,15 @@ class BackgroundBatches(Generic[T]):
         linger: float,
         linger_until: Literal["put", "flush"],
         max_queued: int = MAX_QUEUED,
+        stall_s: float = STALL_S,
     ) -> None:
         self._handle = handle
         self._name = name
         self._linger = linger
         self._linger_until = linger_until
         self._max_queued = max_queued
+        self._stall_s = stall_s
+        self._handled_at = time.monotonic()  # when the thread last finished a batch
         self.dropped = 0
         """Items `put` dropped because `max_queued` were waiting."""
         self._fresh()
@@ -83,7 +91,7 @@ class BackgroundBatches(Generic[T]):
 
     def put(self, item: T) -> None:
         """Queue `item` for the thread: append and wake it, nothing more."""
-        if len(self._queue) >= self._max_queued:
+        if len(self._queue) >= self._max_queued and self._stalled():
             self._drop()
             return
         self._queue.append(item)
@@ -91,6 +99,11 @@ class BackgroundBatches(Generic[T]):
             self._wake.set()
         if self._thread is None:
             self._start()
+
+    def _stalled(self) -> bool:
+        if len(self._queue) >= 10 * self._max_queued:
+            return True
+        return time.monotonic() - self._handled_at > self._stall_s
 
     def _drop(self) -> None:
         self.dropped += 1
@@ -120,6 +133,7 @@ class BackgroundBatches(Generic[T]):
     def _start(self) -> None:
         with self._thread_lock:
             if self._thread is None:
+                self._handled_at = time.monotonic()  # a new thread has not stalled yet
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
 
@@ -149,6 +163,7 @@ class BackgroundBatches(Generic[T]):
         the flushes waiting."""
         batch: list[T] = []
         waiting: list[_Flushed] = []
+        self._handled_at = time.monotonic()  # taking items is progress too
         while self._queue:
             item = self._queue.popleft()
             if isinstance(item, _Flushed):
@@ -168,6 +183,7 @@ class BackgroundBatches(Generic[T]):
             self._handle(batch)
         except Exception:
             log.exception("a background batch failed", thread=self._name, items=len(batch))
+        self._handled_at = time.monotonic()
 
 
 def flush_at_exit_first() -> None:

@@ -294,6 +294,7 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
     "$'": re.compile(_SINGLE_QUOTED + "|" + _VALUE_WORD),
     '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
 }
+_FLAG_AHEAD = re.compile(r"--?[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # a flag, not its value
 _JSON_SCALAR = re.compile(r"(?:-?[\d.eE+-]++|true|false|null)(?![\w\"'])")  # a number, a literal
 # a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
 # alone is too common a name to be secret anywhere else
@@ -416,9 +417,9 @@ def _redact_passes(text: str) -> str:
     if "uthorization" in lowered or "ookie" in lowered:
         text = _HEADER.sub(rf"\1{REDACTED}", text)
     if "-p" in text and ("mysql" in lowered or "mariadb" in lowered):
-        text = _MYSQL_PASSWORD.sub(rf"\1{REDACTED}", text)
+        text = _MYSQL_PASSWORD.sub(_glued_password, text)
     if "-p" in text and "sshpass" in lowered:
-        text = _SSHPASS.sub(rf"\1{REDACTED}", text)
+        text = _SSHPASS.sub(_glued_password, text)
     if ("-u" in text or "-U" in text) and "curl" in lowered:
         text = _CURL_USER.sub(rf"\1{REDACTED}", text)
     if "password" in text or "passwd" in text:
@@ -456,6 +457,8 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
                 done = end
             continue
         start = flag.end() + len(opening)
+        if (after := _FLAG_AHEAD.match(text, start)) and hides_next(after[0]):
+            continue  # `--no-auth-warning --pass x`: the next is a flag of its own
         if word and opening == '"' and _ends_a_string(text, flag.start(), start - 1):
             continue  # `["--password=", "x"]`: that quote ends the string the flag is in
         value = _ITEM_VALUE[opening].match(text, start)
@@ -478,6 +481,26 @@ def _bare_end(text: str, start: int, *, escaped: bool) -> int:
         return end
     found = _JSON_SCALAR.match(text, start)
     return found.end() if found is not None else start
+
+
+def _glued_password(found: re.Match[str]) -> str:
+    """`mysql -p'x'`, `sshpass -p x`: the value goes, unless the quote after `-p` ends the
+    string the command is in (`"mysql -u root -p", ...`): then it opens no value."""
+    kept = found.group(1)
+    quote = kept[-1]
+    if quote in "'\"" and not _opens(found.string, found.end(1) - 1):
+        return found.group()
+    return kept + REDACTED
+
+
+def _opens(text: str, quote_at: int) -> bool:
+    """Whether the quote at `quote_at` opens a quoted text rather than ends one: an even
+    number of such quotes (not escaped) precede it on its line (looked back a bounded way)."""
+    quote = text[quote_at]
+    window = max(0, quote_at - 1024)
+    line_start = max(text.rfind("\n", window, quote_at) + 1, window)
+    escaped = text.count("\\" + quote, line_start, quote_at)
+    return (text.count(quote, line_start, quote_at) - escaped) % 2 == 0
 
 
 def _closes_on_its_line(text: str, start: int, quote: str) -> bool:
@@ -700,7 +723,8 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
         if glued_p and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
             result.append(f"-p{REDACTED}")  # `mysql -phunter22`
             continue
-        if hide_next:
+        flag = isinstance(item, str) and item.startswith("-") and "=" not in item
+        if hide_next and not (flag and hides_next(item)):  # `--no-auth-warning --pass x`
             hidden = REDACTED
             if curl and isinstance(item, str) and ":" in item:  # `-u user:pw`
                 hidden = f"{item.split(':', 1)[0]}:{REDACTED}"
@@ -708,7 +732,7 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
             hide_next = False
             continue
         result.append(redact(item, depth=depth + 1))
-        if isinstance(item, str) and item.startswith("-") and "=" not in item:
+        if flag:
             hide_next = hides_next(item) or (curl and item in _CURL_USER_FLAGS)
     if curl:
         return [_curl_glued_user(item) for item in result]
