@@ -291,9 +291,9 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
     # JSON string (one followed by `,` `:` `]` `}`); if none, only a word (a `'` inside a
     # JSON string opens no quote that runs over the rest of the line)
     "'": re.compile(_SINGLE_QUOTED + "|" + _VALUE_WORD),
-    "$'": re.compile(_SINGLE_QUOTED + "|" + _VALUE_WORD),
     '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
 }
+_ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
 _FLAG_AHEAD = re.compile(r"--?[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # a flag, not its value
 _JSON_SCALAR = re.compile(r"(?:-?[\d.eE+-]++|true|false|null)(?![\w\"'])")  # a number, a literal
 # a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
@@ -495,12 +495,16 @@ def _glued_password(found: re.Match[str]) -> str:
 
 def _opens(text: str, quote_at: int) -> bool:
     """Whether the quote at `quote_at` opens a quoted text rather than ends one: an even
-    number of such quotes (not escaped) precede it on its line (looked back a bounded way)."""
-    quote = text[quote_at]
-    window = max(0, quote_at - 1024)
-    line_start = max(text.rfind("\n", window, quote_at) + 1, window)
-    escaped = text.count("\\" + quote, line_start, quote_at)
-    return (text.count(quote, line_start, quote_at) - escaped) % 2 == 0
+    number of such quotes precede it on its line."""
+    return _quotes_before(text, quote_at, text[quote_at]) % 2 == 0
+
+
+def _quotes_before(text: str, at: int, quote: str) -> int:
+    """How many `quote`s, not escaped, precede `at` on its line: looked back a bounded way,
+    so that counting at every match stays linear."""
+    window = max(0, at - 1024)
+    line_start = max(text.rfind("\n", window, at) + 1, window)
+    return text.count(quote, line_start, at) - text.count("\\" + quote, line_start, at)
 
 
 def _closes_on_its_line(text: str, start: int, quote: str) -> bool:
@@ -511,14 +515,11 @@ def _closes_on_its_line(text: str, start: int, quote: str) -> bool:
 def _ends_a_string(text: str, name_at: int, quote_at: int) -> bool:
     """Whether the quote at `quote_at`, after a name at `name_at`, ends the JSON string the
     name is in (`"export PASSWORD=", "x"`) rather than opening a value: what follows it
-    closes a string, and an odd number of quotes (not escaped) opens the name's line. The
-    count looks back a bounded way, so it stays linear."""
-    if not _CLOSES_STRING.match(text, quote_at + 1):
-        return False
-    window = max(0, name_at - 1024)
-    line_start = max(text.rfind("\n", window, name_at) + 1, window)
-    quotes = text.count('"', line_start, name_at) - text.count('\\"', line_start, name_at)
-    return quotes % 2 == 1
+    closes a string, and an odd number of quotes opens the name's line."""
+    return (
+        bool(_CLOSES_STRING.match(text, quote_at + 1))
+        and _quotes_before(text, name_at, '"') % 2 == 1
+    )
 
 
 def _redact_assignments(text: str) -> str:
@@ -723,8 +724,8 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
         if glued_p and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
             result.append(f"-p{REDACTED}")  # `mysql -phunter22`
             continue
-        flag = isinstance(item, str) and item.startswith("-") and "=" not in item
-        if hide_next and not (flag and hides_next(item)):  # `--no-auth-warning --pass x`
+        hiding = _hiding_flag(item)
+        if hide_next and not hiding:  # `--no-auth-warning --pass x`: a flag of its own
             hidden = REDACTED
             if curl and isinstance(item, str) and ":" in item:  # `-u user:pw`
                 hidden = f"{item.split(':', 1)[0]}:{REDACTED}"
@@ -732,11 +733,15 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
             hide_next = False
             continue
         result.append(redact(item, depth=depth + 1))
-        if flag:
-            hide_next = hides_next(item) or (curl and item in _CURL_USER_FLAGS)
+        hide_next = hiding or (curl and isinstance(item, str) and item in _CURL_USER_FLAGS)
     if curl:
         return [_curl_glued_user(item) for item in result]
     return result
+
+
+def _hiding_flag(item: object) -> bool:
+    """Whether an argv item is a flag whose value, the next item, is a secret."""
+    return isinstance(item, str) and item.startswith("-") and "=" not in item and hides_next(item)
 
 
 def _secret_pair(items: list[object] | tuple[object, ...]) -> bool:
@@ -796,10 +801,8 @@ def redacts_nothing(value: object, depth: int = 0) -> bool:
                     return False
             elif type(first) not in _STR_NAMES_NO_PROGRAM:
                 return False
-        for item in items:
-            flag = isinstance(item, str) and item.startswith("-") and "=" not in item
-            if flag and hides_next(item):  # a flag hiding the next item: a secret is there
-                return False
+        if any(_hiding_flag(item) for item in items):  # a secret follows it
+            return False
         return _items_redact_nothing(items, depth)
     # other objects come back as they are; subclasses of what `redact` rebuilds, and other
     # mappings, may not
