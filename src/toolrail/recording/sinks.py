@@ -26,12 +26,9 @@ class Fanout:
                 returned = sink(event)
             except KeyboardInterrupt:
                 raise
-            except asyncio.CancelledError:
-                if _being_cancelled():  # the call's own task: let it stop
-                    raise
-                log.exception("sink failed", sink=_name(sink), event_type=type(event).__name__)
-                continue
-            except BaseException:  # a sink's failure of any kind never breaks a call
+            except BaseException as error:  # a sink's failure of any kind never breaks a call
+                if isinstance(error, asyncio.CancelledError) and _being_cancelled():
+                    raise  # not the sink's: the call's own task, let it stop
                 log.exception("sink failed", sink=_name(sink), event_type=type(event).__name__)
                 continue
             if returned is not None and inspect.isawaitable(returned):
