@@ -161,18 +161,18 @@ def recorded_resilience(
             continue
         tool = str(entry.get("tool", "?"))
         clock.at = _epoch(entry.get("finished_at"), now)
-        if kind == "cancelled":  # stopped, not judged: no health, the probe given back
-            for key in _circuits(tool, entry.get("source"), prefixes):
-                breaker = resilience.breaker(key)
-                if isinstance(breaker.allow(), Success):
-                    breaker.release()
-            continue
-        message = " ".join(str(error.get("message", "")).split())
-        failure = None if ok else f"{entry.get('timestamp', '?')} {kind}: {message}"
-        resilience.health.record(tool, ok, _number(entry.get("duration_ms")), failure)
+        cancelled = kind == "cancelled"  # stopped, not judged: no health, the probe given back
+        if not cancelled:
+            message = " ".join(str(error.get("message", "")).split())
+            failure = None if ok else f"{entry.get('timestamp', '?')} {kind}: {message}"
+            resilience.health.record(tool, ok, _number(entry.get("duration_ms")), failure)
         for key in _circuits(tool, entry.get("source"), prefixes):
             breaker = resilience.breaker(key)
-            if isinstance(breaker.allow(), Success):  # else, live, it would not have run
+            if not isinstance(breaker.allow(), Success):  # live, it would not have run
+                continue
+            if cancelled:
+                breaker.release()
+            else:
                 breaker.record(ok or not _breakage(kind, error))
     clock.at = None
     return resilience
