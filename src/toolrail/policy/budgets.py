@@ -45,11 +45,7 @@ class Budget:
 
     def consume(self, ctx: ExecutionContext[Any], tool: str) -> Result[None, BudgetExceeded]:
         conversation, agent = ctx.conversation_id, ctx.agent
-        spent = self._spent.get(conversation) if self.forget_after_s is None else None
-        if spent is None:
-            spent = self._touch(conversation)
-        else:  # the most recent to call: the gauge reads the latest to call
-            self._spent.move_to_end(conversation)
+        spent = self._touch(conversation)
         by_agent, by_tool = spent.by_agent, spent.by_tool
         agent_calls, calls, tool_calls = by_agent.get(agent, 0), spent.calls, by_tool.get(tool, 0)
         if self.per_agent is not None and agent_calls >= self.per_agent:
@@ -82,11 +78,12 @@ class Budget:
         return _SPENT
 
     def _touch(self, conversation: str) -> _Spent:
-        """The conversation's counts, made its most recent; idle conversations forgotten."""
+        """The conversation's counts, made its most recent (the gauge reads the latest to
+        call); idle conversations forgotten."""
         spent = self._spent
-        forget = self.forget_after_s
-        now = self.clock() if forget is not None else 0.0
+        forget, now = self.forget_after_s, 0.0
         if forget is not None:
+            now = self.clock()
             while spent and next(iter(spent.values())).last <= now - forget:
                 spent.popitem(last=False)
         counts = spent.get(conversation)
