@@ -31,12 +31,14 @@ from toolrail.recording.events import (
     ToolDefinitionChanged,
     ToolEvent,
     ToolFailed,
+    ToolHealthChanged,
     ToolProgress,
     ToolRegistered,
     ToolStarted,
     ToolUnregistered,
 )
 from toolrail.recording.stream import ProgressUpdate, ToolStreamHandler
+from toolrail.resilience import Health
 
 pytestmark = pytest.mark.anyio
 SECRET = "sk-abcdefghijklmnopqrstuvwxyz123456"
@@ -80,6 +82,10 @@ EVENTS: list[ToolEvent] = [
     ),
     McpServerStateChanged(server="s", state="broken", detail=f"exit 1, key {SECRET}"),
     CircuitStateChanged(breaker="login", state="open"),
+    ToolHealthChanged(
+        tool="login",
+        health=Health("login", 7, 3 / 7, 12.0, 80.0, f"refused: api_key={SECRET}", "failing"),
+    ),
 ]
 
 
@@ -107,6 +113,7 @@ def test_each_event_serialises_and_reads_back_as_data(event: ToolEvent) -> None:
             "ToolDefinitionChanged": "tool_definition_changed",
             "McpServerStateChanged": "mcp_server_state_changed",
             "CircuitStateChanged": "circuit_state_changed",
+            "ToolHealthChanged": "tool_health_changed",
         }[type(event).__name__]
     )
     assert datetime.fromisoformat(read["at"]) == event.at

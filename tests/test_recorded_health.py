@@ -58,14 +58,14 @@ def test_explain_after_seven_failing_calls_shows_the_failures_and_open_circuit(
         cwd=project,
         check=True,
     ).stdout
-    assert "health: 0% ok over 7 calls" in explained
+    assert "health: failing, 0% ok over 7 calls" in explained
     assert "circuit boom: open" in explained
     assert "recent failures" in explained
     assert "execution_failed: RuntimeError: the boom tool exploded" in explained
 
     assert main(["tools", "explain", "fine", "--config", config]) == 0
     fine = capsys.readouterr().out
-    assert "health: 100% ok over 1 calls" in fine
+    assert "health: healthy, 100% ok over 1 calls" in fine
     assert "circuit fine: closed" in fine
     assert "recent failures" not in fine
 

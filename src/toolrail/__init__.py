@@ -54,6 +54,7 @@ from toolrail.recording.events import ToolCompleted as ToolCompleted
 from toolrail.recording.events import ToolDefinitionChanged as ToolDefinitionChanged
 from toolrail.recording.events import ToolEvent as ToolEvent
 from toolrail.recording.events import ToolFailed as ToolFailed
+from toolrail.recording.events import ToolHealthChanged as ToolHealthChanged
 from toolrail.recording.events import ToolProgress as ToolProgress
 from toolrail.recording.events import ToolRegistered as ToolRegistered
 from toolrail.recording.events import ToolStarted as ToolStarted
@@ -137,6 +138,7 @@ __all__ = [
     "ToolError",
     "ToolEvent",
     "ToolFailed",
+    "ToolHealthChanged",
     "ToolOutcome",
     "ToolProgress",
     "ToolRegistered",

@@ -74,6 +74,7 @@ from toolrail.recording.events import (
     CircuitStateChanged,
     Sink,
     ToolEvent,
+    ToolHealthChanged,
     ToolRegistered,
     ToolStarted,
     ToolUnregistered,
@@ -84,7 +85,7 @@ from toolrail.recording.events import (
 )
 from toolrail.recording.sinks import Fanout
 from toolrail.registry import AgentToolTable, ToolRegistry, unknown_tool
-from toolrail.resilience import HealthTracker, Resilience, State, with_retries
+from toolrail.resilience import Health, HealthTracker, Resilience, State, with_retries
 
 log = get_logger("toolrail.executor")
 
@@ -136,6 +137,7 @@ class Executor:
         self.gates = gates
         self.resilience = resilience if resilience is not None else Resilience()
         self.resilience.listen(self._circuit_changed)  # shared or not: our sinks hear it
+        self.resilience.health.listen(self._health_changed)
         self._own_run = type(self.resilience).run is not Resilience.run
         self.max_output_chars = max_output_chars
         self.output_caps = dict(output_caps or {})
@@ -251,8 +253,8 @@ class Executor:
         health = self.resilience.health.health(tool.name)
         if health is not None:
             lines.append(
-                f"health: {health.success_rate:.0%} ok over {health.calls} calls, "
-                f"p95 {health.p95_ms:.0f} ms"
+                f"health: {health.status}, {health.success_rate:.0%} ok over {health.calls} "
+                f"calls, p95 {health.p95_ms:.0f} ms"
             )
         return lines
 
@@ -528,6 +530,9 @@ class Executor:
 
     def _circuit_changed(self, breaker: str, state: State) -> None:
         self.sinks.emit(CircuitStateChanged(breaker=breaker, state=state))
+
+    def _health_changed(self, health: Health) -> None:
+        self.sinks.emit(ToolHealthChanged(tool=health.tool, health=health))
 
     def _finish(
         self,

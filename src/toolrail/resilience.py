@@ -17,7 +17,7 @@ import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 import tenacity
 from returns.result import Failure, Result, Success
@@ -215,6 +215,41 @@ def _worth_retrying(result: Result[object, ToolError]) -> bool:
     return type(result) is Failure and is_breakage(result.failure())
 
 
+L = TypeVar("L", bound=Callable[..., None])
+
+
+class Listeners(Generic[L]):
+    """Whom to tell of a change: a bound method held weakly (it does not keep its object
+    alive), any other callable for as long as this lives; the dead are let go in one pass
+    whenever the list has doubled since the last."""
+
+    def __init__(self) -> None:
+        self._held: list[Callable[[], L | None]] = []
+        self._swept_at = 8  # listeners there were after the last sweep (at least 8)
+
+    def add(self, listener: L) -> None:
+        held = self._held
+        if len(held) >= self._swept_at * 2:
+            held[:] = [one for one in held if one() is not None]
+            self._swept_at = max(len(held), 8)
+        if inspect.ismethod(listener):
+            held.append(weakref.WeakMethod(listener))
+        else:
+            held.append(lambda: listener)
+
+    def alive(self) -> list[L]:
+        """The listeners whose owners are still alive, in the order they were added."""
+        return [told for one in tuple(self._held) if (told := one()) is not None]
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
+HealthStatus = Literal["healthy", "degraded", "failing"]
+_RANKS: dict[HealthStatus, int] = {"healthy": 0, "degraded": 1, "failing": 2}
+_BY_RANK: tuple[HealthStatus, ...] = ("healthy", "degraded", "failing")
+
+
 @dataclass(frozen=True, slots=True)
 class Health:
     tool: str
@@ -223,38 +258,114 @@ class Health:
     p50_ms: float
     p95_ms: float
     last_failure: str | None
+    status: HealthStatus = "healthy"
+    """What the success rate says, judged by the tracker's thresholds (`HealthTracker`)."""
+
+
+HealthListener = Callable[[Health], None]
+"""Told a tool's `Health` whenever its status changes."""
+
+
+class _Window:
+    """One tool's recent outcomes, with what is judged from them kept up to date."""
+
+    __slots__ = ("failures", "last_failure", "samples", "status")
+
+    def __init__(self, size: int) -> None:
+        self.samples: deque[tuple[bool, float]] = deque(maxlen=size)
+        self.failures = 0
+        """How many of `samples` are failures."""
+        self.status: HealthStatus = "healthy"
+        self.last_failure: str | None = None
 
 
 class HealthTracker:
-    """Recent outcomes per tool: success rate, latency percentiles, last failure."""
+    """Recent outcomes per tool (the last `window` calls): success rate, latency
+    percentiles, last failure, and a status.
 
-    def __init__(self, window: int = 200) -> None:
+    A tool is "healthy" until it has `min_calls` calls; then "failing" while its success
+    rate is below `failing_below`, "degraded" while below `degraded_below`. It gets back to
+    a better status only `recover_margin` above that status's threshold (or at 100%), so a
+    rate near a threshold does not flap. Each change of status is told to the listeners
+    (`listen`): an executor turns it into a `ToolHealthChanged` event for its sinks."""
+
+    def __init__(
+        self,
+        window: int = 200,
+        *,
+        min_calls: int = 5,
+        degraded_below: float = 0.9,
+        failing_below: float = 0.5,
+        recover_margin: float = 0.05,
+    ) -> None:
         self._window = window
-        self._samples: dict[str, deque[tuple[bool, float]]] = {}
-        self._last_failure: dict[str, str] = {}
+        self.min_calls = min_calls
+        self.degraded_below = degraded_below
+        self.failing_below = failing_below
+        self.recover_margin = recover_margin
+        self._tools: dict[str, _Window] = {}
+        self._listeners = Listeners[HealthListener]()
+
+    def listen(self, listener: HealthListener) -> None:
+        """Tell `listener` of every change of a tool's status (held as `Resilience.listen`
+        holds its listeners)."""
+        self._listeners.add(listener)
 
     def record(self, tool: str, ok: bool, duration_ms: float, failure: str | None) -> None:
-        samples = self._samples.get(tool)
-        if samples is None:
-            samples = self._samples[tool] = deque(maxlen=self._window)
+        window = self._tools.get(tool)
+        if window is None:
+            window = self._tools[tool] = _Window(self._window)
+        samples = window.samples
+        if ok and not window.failures:  # nothing failing lately: healthy, and stays so
+            samples.append((True, duration_ms))
+            return
+        if len(samples) == samples.maxlen and not samples[0][0]:
+            window.failures -= 1  # the oldest, about to leave the window, is a failure
         samples.append((ok, duration_ms))
-        if failure is not None:
-            self._last_failure[tool] = failure
+        if not ok:
+            window.failures += 1
+            if failure is not None:
+                window.last_failure = failure
+        self._judge(tool, window)
+
+    def _judge(self, tool: str, window: _Window) -> None:
+        calls = len(window.samples)
+        if calls < self.min_calls:
+            return
+        rate = (calls - window.failures) / calls
+        now = _RANKS[window.status]
+        judged = _rank(rate, self.failing_below, self.degraded_below)
+        if judged < now:  # better: only once clear of the threshold
+            margin = self.recover_margin
+            clear = _rank(rate, self.failing_below + margin, self.degraded_below + margin)
+            judged = min(now, 0 if rate == 1.0 else clear)
+        if judged == now:
+            return
+        window.status = _BY_RANK[judged]
+        health = self.health(tool)
+        assert health is not None  # it has calls
+        for told in self._listeners.alive():
+            told(health)
 
     def health(self, tool: str) -> Health | None:
-        samples = self._samples.get(tool)
-        if not samples:
+        window = self._tools.get(tool)
+        if window is None or not window.samples:
             return None
+        samples = window.samples
         durations = [d for _, d in samples]
-        ok = sum(1 for good, _ in samples if good)
         return Health(
             tool,
             len(samples),
-            ok / len(samples),
+            (len(samples) - window.failures) / len(samples),
             percentile(durations, 50),
             percentile(durations, 95),
-            self._last_failure.get(tool),
+            window.last_failure,
+            window.status,
         )
+
+
+def _rank(rate: float, failing_below: float, degraded_below: float) -> int:
+    return 2 if rate < failing_below else 1 if rate < degraded_below else 0
 
 
 def percentile(values: Iterable[float], pct: float) -> float:
@@ -301,8 +412,7 @@ class Resilience:
         self.clock = clock
         self.health = health if health is not None else HealthTracker()
         self.on_change = on_change
-        self._listeners: list[Callable[[], BreakerListener | None]] = []
-        self._swept_at = 8  # listeners there were after the last sweep (at least 8)
+        self._listeners = Listeners[BreakerListener]()
         self._breakers: dict[str, CircuitBreaker] = {}
         self._not_closed: set[str] = set()
         self._by_tool: dict[str, tuple[frozenset[str], tuple[CircuitBreaker, ...]]] = {}
@@ -360,23 +470,14 @@ class Resilience:
             self._not_closed.add(breaker.name)
         if self.on_change is not None:
             self.on_change(breaker.name, breaker.state)
-        for listener in tuple(self._listeners):
-            told = listener()
-            if told is not None:  # else its owner is gone
-                told(breaker.name, breaker.state)
+        for told in self._listeners.alive():
+            told(breaker.name, breaker.state)
 
     def listen(self, listener: BreakerListener) -> None:
         """Tell `listener` of every change of state, besides `on_change`: each executor
         sharing this `Resilience` tells its own sinks. A bound method is held weakly (it
         does not keep its object alive); any other callable, for as long as this lives."""
-        listeners = self._listeners
-        if len(listeners) >= self._swept_at * 2:  # those of executors gone, let go in one pass
-            listeners[:] = [held for held in listeners if held() is not None]
-            self._swept_at = max(len(listeners), 8)
-        if inspect.ismethod(listener):
-            listeners.append(weakref.WeakMethod(listener))
-        else:
-            listeners.append(lambda: listener)
+        self._listeners.add(listener)
 
     async def run(
         self,

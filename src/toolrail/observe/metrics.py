@@ -7,6 +7,8 @@
     toolrail_tools_running                          calls started and not yet ended
     toolrail_mcp_server_up{server}                  1 ready, 0 otherwise
     toolrail_circuit_open{breaker}                  1 open or probing, 0 closed
+    toolrail_tool_unhealthy{tool}                   0 healthy, 1 degraded, 2 failing
+                                                    (`HealthTracker`; a tool never judged: 0)
     toolrail_tool_definition_changes_total{server, action}
     toolrail_approvals_pending                      calls waiting for a person (with `gates`)
     toolrail_budget_remaining{limit, scope}         calls left under each budget limit, the
@@ -54,6 +56,7 @@ from toolrail.recording.events import (
     ToolDefinitionChanged,
     ToolEvent,
     ToolFailed,
+    ToolHealthChanged,
     ToolProgress,
     ToolRegistered,
     ToolStarted,
@@ -70,6 +73,7 @@ if TYPE_CHECKING:
 log = get_logger("toolrail.observe.metrics")
 
 UNKNOWN = "<unknown>"
+_UNHEALTHY = {"healthy": 0, "degraded": 1, "failing": 2}
 
 
 class PrometheusSink:
@@ -127,6 +131,12 @@ class PrometheusSink:
             ["breaker"],
             registry=self.registry,
         )
+        self.unhealthy = prom.Gauge(
+            "toolrail_tool_unhealthy",
+            "0 while a tool is healthy, 1 degraded, 2 failing, judged from its recent calls.",
+            ["tool"],
+            registry=self.registry,
+        )
         # a started call, by its context's identity and its id: the executor gives each call
         # a context of its own, so calls that share an id (models repeat ids) each end what
         # they started; the context is kept, so its identity is not reused meanwhile
@@ -154,6 +164,8 @@ class PrometheusSink:
                     self.running.dec()
             case CircuitStateChanged():
                 self.circuit_open.labels(event.breaker).set(0 if event.state == "closed" else 1)
+            case ToolHealthChanged():
+                self.unhealthy.labels(event.tool).set(_UNHEALTHY[event.status])
             case McpServerStateChanged():
                 self.server_up.labels(event.server).set(1 if event.state == "ready" else 0)
             case ToolDefinitionChanged():

@@ -33,6 +33,7 @@ from toolrail.recording.events import (
     ToolDefinitionChanged,
     ToolEvent,
     ToolFailed,
+    ToolHealthChanged,
     ToolProgress,
     ToolRegistered,
     ToolStarted,
@@ -94,6 +95,17 @@ def event_data(event: ToolEvent, *, max_value_bytes: int = MAX_VALUE_BYTES) -> d
             data |= {"server": event.server, "state": event.state, "detail": _text(event.detail)}
         case CircuitStateChanged():
             data |= {"breaker": event.breaker, "state": event.state}
+        case ToolHealthChanged():
+            health = event.health
+            data |= {
+                "tool": event.tool,
+                "status": health.status,
+                "calls": health.calls,
+                "success_rate": health.success_rate,
+                "p50_ms": health.p50_ms,
+                "p95_ms": health.p95_ms,
+                "last_failure": _text(health.last_failure),
+            }
         case _:
             assert_never(event)
     return data

@@ -10,7 +10,8 @@
     ├── ToolUnregistered    a tool left a registry
     ├── ToolDefinitionChanged  an MCP tool's definition changed after it was first seen
     ├── McpServerStateChanged  an MCP server started, broke, restarted or closed
-    └── CircuitStateChanged    a circuit breaker opened, or closed again
+    ├── CircuitStateChanged    a circuit breaker opened, or closed again
+    └── ToolHealthChanged      a tool became degraded or failing, or healthy again
 
 Events go to sinks: small callables that take one event. A sink that raises is reported
 through the library diagnostics (`toolrail._diagnostics`) and never breaks a call; a sink
@@ -28,6 +29,7 @@ from toolrail.core._slots import constructor, fast_init
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import TimedOut, ToolError
+from toolrail.resilience import Health, HealthStatus
 
 
 def _now() -> datetime:
@@ -152,6 +154,20 @@ class CircuitStateChanged:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ToolHealthChanged:
+    """A tool's health moved to `health.status` ("healthy", "degraded", "failing"): its
+    record over its recent calls (`HealthTracker` says when)."""
+
+    tool: str
+    health: Health
+    at: datetime = field(default_factory=_now)
+
+    @property
+    def status(self) -> HealthStatus:
+        return self.health.status
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class McpServerStateChanged:
     """An MCP server's session moved to `state` (starting, ready, broken, closed)."""
 
@@ -169,6 +185,7 @@ ToolEvent = (
     | ToolDefinitionChanged
     | McpServerStateChanged
     | CircuitStateChanged
+    | ToolHealthChanged
 )
 
 Sink = Callable[[ToolEvent], Awaitable[None] | None]

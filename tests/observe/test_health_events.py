@@ -1,0 +1,244 @@
+"""A tool's health changes are events: `ToolHealthChanged` when its recent success rate
+makes it degraded or failing, and when it recovers; serialised as data, redacted, counted
+by the metrics sink, and never sent for a call that changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import random
+import socket
+import urllib.request
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from prometheus_client.parser import text_string_to_metric_families
+
+from toolrail import (
+    ExecutionContext,
+    Executor,
+    ToolCall,
+    ToolEvent,
+    ToolHealthChanged,
+    ToolRegistry,
+    tool,
+)
+from toolrail._jsonish import dumps
+from toolrail.observe.metrics import PrometheusSink, serve_metrics
+from toolrail.recording.eventjson import event_data
+from toolrail.resilience import Health, HealthTracker, Resilience
+
+pytestmark = pytest.mark.anyio
+
+_plan: list[bool] = []  # what each next call of `shaky` does: succeed (True) or fail
+
+
+@tool
+def shaky(n: int) -> int:
+    """Succeed or fail as planned."""
+    if not _plan.pop(0):
+        raise RuntimeError("backend said no; password=hunter2 was rejected")
+    return n
+
+
+def _executor(sinks: list[object]) -> Executor:
+    # breakers off: a failing tool keeps being called, so its health keeps moving
+    return Executor(ToolRegistry([shaky]), resilience=Resilience.off(), sinks=sinks)  # type: ignore[arg-type]
+
+
+async def _run(executor: Executor, outcomes: list[bool]) -> None:
+    _plan[:] = outcomes
+    for n in range(len(outcomes)):
+        await executor.run(ToolCall(name="shaky", arguments={"n": n}), ExecutionContext())
+
+
+def _health_events(events: list[ToolEvent]) -> list[ToolHealthChanged]:
+    return [event for event in events if isinstance(event, ToolHealthChanged)]
+
+
+async def test_a_failing_tool_is_announced_once_per_change_and_again_when_it_recovers() -> None:
+    events: list[ToolEvent] = []
+    executor = _executor([events.append])
+    await _run(executor, [True] * 20)
+    assert _health_events(events) == []  # healthy from the start: nothing to tell
+
+    await _run(executor, [False] * 21)  # below 90% ok → degraded; below 50% → failing
+    changes = _health_events(events)
+    assert [event.status for event in changes] == ["degraded", "failing"]
+    assert changes[0].tool == "shaky"
+    assert changes[0].health.success_rate < 0.9
+    assert changes[1].health.success_rate < 0.5
+    assert changes[1].health.calls == 41
+
+    await _run(executor, [True] * 200)  # the window fills with successes: healthy again
+    assert [event.status for event in _health_events(events)] == [
+        "degraded",
+        "failing",
+        "degraded",
+        "healthy",
+    ]
+    health = executor.health.health("shaky")
+    assert health is not None
+    assert health.status == "healthy"
+    assert health.success_rate == 1.0
+
+
+async def test_the_event_is_data_with_its_last_failure_redacted() -> None:
+    events: list[ToolEvent] = []
+    await _run(_executor([events.append]), [False] * 5)
+    (change,) = _health_events(events)
+    data = event_data(change)
+    assert data["type"] == "tool_health_changed"
+    assert data["tool"] == "shaky"
+    assert data["status"] == "failing"
+    assert data["calls"] == 5
+    assert data["success_rate"] == 0.0
+    assert "backend said no" in data["last_failure"]
+    assert "hunter2" not in data["last_failure"]
+    assert orjson.loads(dumps(change)) == orjson.loads(orjson.dumps(data))
+
+    # a tracker fed by hand (or replayed from a log) may hold a raw message: redacted as data
+    tracker = HealthTracker(min_calls=1)
+    tracker.listen(lambda health: events.append(ToolHealthChanged(tool="t", health=health)))
+    tracker.record("t", False, 1.0, "login failed: --password hunter2 api_key=sk-abcdef0123456789")
+    shown = event_data(events[-1])["last_failure"]
+    assert "hunter2" not in shown
+    assert "sk-abcdef0123456789" not in shown
+
+
+async def test_every_executor_sharing_a_tracker_tells_its_own_sinks() -> None:
+    shared = Resilience.off()
+    first: list[ToolEvent] = []
+    second: list[ToolEvent] = []
+    kept = Executor(ToolRegistry([shaky]), resilience=shared, sinks=[first.append])
+    executor = Executor(ToolRegistry([shaky]), resilience=shared, sinks=[second.append])
+    await _run(executor, [False] * 5)
+    assert [e.status for e in _health_events(first)] == ["failing"]
+    assert [e.status for e in _health_events(second)] == ["failing"]
+    del kept
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _unhealthy(body: bytes) -> dict[str, float]:
+    return {
+        sample.labels["tool"]: sample.value
+        for family in text_string_to_metric_families(body.decode())
+        for sample in family.samples
+        if sample.name == "toolrail_tool_unhealthy"
+    }
+
+
+def _scrape(port: int) -> bytes:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        body: bytes = response.read()
+        return body
+
+
+async def test_the_metrics_endpoint_shows_each_tools_health() -> None:
+    sink = PrometheusSink()
+    executor = _executor([sink])
+    port = _free_port()
+    server = serve_metrics(sink, port)
+    try:
+        await _run(executor, [True] * 5)
+        assert _unhealthy(await asyncio.to_thread(_scrape, port)) == {}
+        await _run(executor, [False] * 2)  # 5 of 7: degraded
+        assert _unhealthy(await asyncio.to_thread(_scrape, port)) == {"shaky": 1.0}
+        await _run(executor, [False] * 6)  # 5 of 13: failing
+        assert _unhealthy(await asyncio.to_thread(_scrape, port)) == {"shaky": 2.0}
+        await _run(executor, [True] * 200)
+        assert _unhealthy(await asyncio.to_thread(_scrape, port)) == {"shaky": 0.0}
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_rate_hovering_at_a_threshold_does_not_flap() -> None:
+    """Nine calls in ten succeed, in a window of 95: the rate goes 90.5%, 89.5%, 90.5%, …
+    around the 90% threshold, every ten calls. Told once it is degraded, not 400 times."""
+    told: list[Health] = []
+    tracker = HealthTracker(window=95)
+    tracker.listen(told.append)
+    for _ in range(400):
+        for ok in [True] * 9 + [False]:
+            tracker.record("t", ok, 1.0, None if ok else "no")
+    assert [health.status for health in told] == ["degraded"]
+
+
+@given(
+    outcomes=st.lists(st.booleans(), max_size=300),
+    window=st.integers(min_value=1, max_value=50),
+)
+def test_the_status_follows_the_rate_and_each_change_is_told_once(
+    outcomes: list[bool], window: int
+) -> None:
+    told: list[Health] = []
+    tracker = HealthTracker(window=window, min_calls=3)
+    tracker.listen(told.append)
+    status = "healthy"
+    for ok in outcomes:
+        tracker.record("t", ok, 1.0, None if ok else "no")
+        health = tracker.health("t")
+        assert health is not None
+        if health.status != status:  # told, as it changed
+            assert told[-1].status == health.status
+            status = health.status
+        rate = health.success_rate
+        if health.calls < 3:
+            assert health.status == "healthy"
+            continue
+        # never better than the rate allows, nor worse than it says (give or take the margin)
+        if rate < 0.5:
+            assert health.status == "failing"
+        elif rate < 0.9:
+            assert health.status in ("degraded", "failing")
+        if rate >= 0.95:
+            assert health.status == "healthy"
+        if health.status == "failing":
+            assert rate < 0.55
+    changes = [h.status for h in told]
+    assert all(a != b for a, b in zip(["healthy", *changes], changes, strict=False))
+    assert (told[-1].status if told else "healthy") == status
+
+
+def test_the_success_rate_is_the_windows_own() -> None:
+    rng = random.Random(3)
+    tracker = HealthTracker(window=30)
+    outcomes = [rng.random() < 0.7 for _ in range(500)]
+    for seen, ok in enumerate(outcomes, start=1):
+        tracker.record("t", ok, float(seen), None)
+        health = tracker.health("t")
+        assert health is not None
+        recent = outcomes[max(0, seen - 30) : seen]
+        assert health.calls == len(recent)
+        assert health.success_rate == sum(recent) / len(recent)
+
+
+def test_a_listening_executor_let_go_is_not_kept_alive() -> None:
+    tracker = HealthTracker()
+    resilience = Resilience(health=tracker)
+    for _ in range(100):
+        Executor(ToolRegistry([shaky]), resilience=resilience)
+    gc.collect()
+    assert len(tracker._listeners) <= 32
+    for _ in range(5):
+        tracker.record("shaky", False, 1.0, "no")  # told to nobody gone, without error
+
+
+def test_a_tool_at_a_full_success_rate_is_healthy_whatever_the_thresholds() -> None:
+    """A threshold within the margin of 100% (here 99% + 5 points) still lets a tool with
+    no failure left in its window recover."""
+    told: list[Health] = []
+    tracker = HealthTracker(window=10, min_calls=3, degraded_below=0.99)
+    tracker.listen(told.append)
+    for ok in [True] * 5 + [False] + [True] * 10:
+        tracker.record("t", ok, 1.0, None if ok else "no")
+    assert [health.status for health in told] == ["degraded", "healthy"]
