@@ -116,13 +116,18 @@ _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 @functools.lru_cache(maxsize=4096)  # the same flags come back call after call
 def hides_next(flag: str) -> bool:
     """Whether an argv flag's value is the next item and a secret: `--password`,
-    `--db-password`, `-token`, `--pass`, `-p` (mysql's, sshpass's).
+    `--db-password`, `-token`, `--pass`, `-p` (mysql's, sshpass's), and `—password` (an
+    em dash a word processor made of `--`).
 
     >>> [hides_next(f) for f in ("--db-password", "-p", "--verbose", "--max-tokens")]
     [True, True, False, False]
     """
-    name = flag.lstrip("-")
+    name = flag.lstrip(_DASHES)
     return is_secret_key(name) or name in ("pass", "p")
+
+
+_DASHES = "-—–"
+"""What a flag opens with: `-`, and the em and en dashes a word processor makes of `--`."""
 
 
 @functools.lru_cache(maxsize=4096)  # the same keys come back call after call
@@ -270,8 +275,16 @@ _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
 # `--password X`, `--db-token=X`, `--password 'x y'`: a flag whose value is a secret
 # (`hides_next`) and how its value opens (a quote, or nothing: a word); the lookahead leaves
 # the value for `_hidden_values`, which may be a flag itself
+# A flag is also `—password` (a word processor's dash; `\u2014` in ASCII JSON text) and a
+# Windows switch `/password`
+# (a word of its own, not a path). The value is set apart by `=`, spaces, a comma (an item
+# of a YAML flow list, `[--password, x]`: its value ends at `,` `]` `}`), or a shell's line
+# continuation (`\` and a newline), raw or escaped in JSON text (`\\\n`).
 _FLAG_WORD = re.compile(
-    r"(?P<flag>--?[A-Za-z][\w.-]{0,63})(?:=|" + _SP + r"{1,8})"
+    r"(?P<flag>(?:--?|[—–]|\\u201[34])[A-Za-z][\w.-]{0,63}"
+    r"|(?<!\S)/[A-Za-z][\w-]{0,63}(?![\w/]))"
+    r"(?:=|" + _SP + r"{0,8}(?P<comma>,)" + _SP + r"{0,8}|" + _SP + r"{0,8}"
+    r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8})"
     r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?!\")))"
 )
 # a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
@@ -294,7 +307,10 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
     '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
 }
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
-_FLAG_AHEAD = re.compile(r"--?[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # a flag, not its value
+_FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|\\\\|\\(?![\"\\]))++""")  # to `,` `]` `}`
+_FLAG_AHEAD = re.compile(
+    r"(?:--?|[—–]|\\u201[34])[A-Za-z][\w.-]{0,63}(?![\w.=-])"
+)  # a flag, not its value
 _JSON_SCALAR = re.compile(r"(?:-?[\d.eE+-]++|true|false|null)(?![\w\"'])")  # a number, a literal
 # a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
 # alone is too common a name to be secret anywhere else
@@ -429,7 +445,7 @@ def _redact_passes(text: str) -> str:
             lowered_from, lowered = text, text.lower()
         if _SECRET_NAME.search(_reduced(lowered)):
             text = _redact_assignments(text)
-    if "-" in text:
+    if "-" in text or "/" in text or "—" in text or "–" in text or "\\u201" in text:
         text = _hidden_values(text, _FLAG_WORD)
         if '"-' in text or "'-" in text:
             text = _hidden_values(text, _FLAG_ITEM)
@@ -447,7 +463,7 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
     for flag in flags.finditer(text):
         name, opening = flag.group("flag"), flag.group("v") or ""
         word = flags is _FLAG_WORD
-        if flag.start() < done or not hides_next(name) or (word and name == "-p"):
+        if flag.start() < done or not _hides_value(name, word):
             continue
         if flag.groupdict().get("bare"):
             quote = flag.group("q")  # the value made a string, quoted as the flag is
@@ -457,11 +473,14 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
                 done = end
             continue
         start = flag.end() + len(opening)
-        if (after := _FLAG_AHEAD.match(text, start)) and hides_next(after[0]):
+        if (after := _FLAG_AHEAD.match(text, start)) and _hides_value(after[0], word=False):
             continue  # `--no-auth-warning --pass x`: the next is a flag of its own
         if word and opening == '"' and _ends_a_string(text, flag.start(), start - 1):
             continue  # `["--password=", "x"]`: that quote ends the string the flag is in
-        value = _ITEM_VALUE[opening].match(text, start)
+        if word and not opening and flag.group("comma"):
+            value = _FLOW_VALUE.match(text, start)
+        else:
+            value = _ITEM_VALUE[opening].match(text, start)
         if value is not None:
             parts += [text[done:start], REDACTED]
             done = value.end()
@@ -469,6 +488,17 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         return text
     parts.append(text[done:])
     return "".join(parts)
+
+
+def _hides_value(flag: str, word: bool) -> bool:
+    """Whether a flag found in text hides its value, as in argv data (`hides_next`); a
+    switch `/name` when its name is a secret's (`/p` is findstr's, robocopy's); a bare `-p`
+    only as an item (in prose it is more often a port than a password)."""
+    if flag[0] == "/":
+        return is_secret_key(flag[1:])
+    if flag.startswith("\\u201"):  # a dash escaped in ASCII JSON text
+        flag = "-" + flag[6:]
+    return hides_next(flag) and not (word and flag.lstrip(_DASHES) == "p")
 
 
 def _bare_end(text: str, start: int, *, escaped: bool) -> int:
@@ -741,7 +771,12 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
 
 def _hiding_flag(item: object) -> bool:
     """Whether an argv item is a flag whose value, the next item, is a secret."""
-    return isinstance(item, str) and item.startswith("-") and "=" not in item and hides_next(item)
+    return (
+        isinstance(item, str) and item.startswith(_FLAG_OPENINGS) and "=" not in item
+    ) and hides_next(item)
+
+
+_FLAG_OPENINGS = tuple(_DASHES)
 
 
 def _secret_pair(items: list[object] | tuple[object, ...]) -> bool:
