@@ -50,7 +50,9 @@ is set ends as it started). Exporting is the span processor's business: use a
 
 Several sinks on one executor attach their contexts in order and end in that same order, so
 a sink's context may end under another's: it is detached once the ones above it are (see
-`_detach`), and what was current before the call is current after it.
+`_detach`), and what was current before the call is current after it. A context has one
+current span, so each sink's span is a child of the one before it, and the tool body sees
+the last: to export to several backends, give one provider several span processors.
 """
 
 from __future__ import annotations
