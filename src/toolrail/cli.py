@@ -466,6 +466,7 @@ def _serve(args: argparse.Namespace) -> int:
 
         # a gateway always keeps its record: without a config, in ./logs where it was started
         logs = loaded.log_dir or Path("logs")
+        resilience = _recorded(loaded, logs)[1]
         sinks: list[Sink] = [JsonlCallLog(logs)]
         if args.progress:  # stdout carries the protocol: the operator reads stderr
             sinks.append(ToolStreamHandler(on_update=lambda u: print(u.text, file=sys.stderr)))
@@ -482,6 +483,7 @@ def _serve(args: argparse.Namespace) -> int:
                 print(f"toolrail: metrics port {args.metrics_port}: {error}", file=sys.stderr)
                 return 2
             metrics.follow(hub)
+            metrics.start_from(resilience)  # as the log left them
             print(
                 f"toolrail: metrics at http://127.0.0.1:{args.metrics_port}/metrics",
                 file=sys.stderr,
@@ -492,7 +494,7 @@ def _serve(args: argparse.Namespace) -> int:
             context=loaded.context(settings.agent),
             agents=loaded.agents if settings.agent else None,
             gates=loaded.gates,
-            resilience=_recorded(loaded, logs)[1],
+            resilience=resilience,
             sinks=sinks,
             settings=settings,
         )

@@ -389,10 +389,14 @@ class Executor:
                     # breaker ▸ retry ▸ health around the deadline: `Resilience.run`, inline
                     # (this is every call's path) unless a subclass has its own
                     resilience = self.resilience
+                    hides = recorded.arguments or asked  # what the tool's words must not say
                     if self._own_run:
+                        attempt = partial(self.invoker.invoke, tool, args, call, ctx)
                         result, attempts = await resilience.run(
                             tool,
-                            partial(self.invoker.invoke, tool, args, call, ctx),
+                            partial(_quiet_attempt, attempt, recorded.arguments, asked)
+                            if hides
+                            else attempt,
                             sleep=self.sleep,
                         )
                         attempts = max(attempts, 1)
@@ -415,13 +419,13 @@ class Executor:
                                 )
                             else:
                                 ended = first
+                            if type(ended) is Failure and hides:  # before health records it
+                                ended = _quiet(ended, recorded.arguments, asked)
                         finally:  # cancelled: no verdict, probes given back
                             resilience.settle(
                                 tool, held, ended, (time.perf_counter() - begun) * 1000
                             )
                         result = ended
-                    if type(result) is Failure and (recorded.arguments or asked):
-                        result = _quiet(result, recorded.arguments, asked)  # the tool's words
                     if type(result) is Success:
                         cap = self._cap(tool)
                         if cap is not None and not fits(output := result.unwrap(), cap):
@@ -599,6 +603,17 @@ def _quiet(
     error: ToolError = failed.failure()
     quiet = error.without(hidden)
     return failed if quiet is error else Failure(quiet)
+
+
+async def _quiet_attempt(
+    attempt: Callable[[], Awaitable[Result[object, ToolError]]],
+    arguments: RawArguments,
+    asked: RawArguments,
+) -> Result[object, ToolError]:
+    """One attempt of a call whose arguments hide text, its failure `_quiet` before a
+    `Resilience` of its own records it as the tool's health."""
+    result = await attempt()
+    return _quiet(result, arguments, asked) if type(result) is Failure else result
 
 
 _admitted = tuple.__new__

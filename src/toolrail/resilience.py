@@ -22,6 +22,7 @@ from typing import Generic, Literal, TypeVar
 import tenacity
 from returns.result import Failure, Result, Success
 
+from toolrail._diagnostics import get_logger
 from toolrail.core.errors import (
     Cancelled,
     CircuitOpen,
@@ -31,7 +32,10 @@ from toolrail.core.errors import (
     ToolError,
     TransportError,
 )
+from toolrail.core.redact import redact_text
 from toolrail.core.tool import AnyTool
+
+log = get_logger("toolrail.resilience")
 
 State = Literal["closed", "open", "half_open"]
 
@@ -237,9 +241,18 @@ class Listeners(Generic[L]):
         else:
             held.append(lambda: listener)
 
-    def alive(self) -> list[L]:
-        """The listeners whose owners are still alive, in the order they were added."""
-        return [told for one in tuple(self._held) if (told := one()) is not None]
+    def tell(self, *change: object) -> None:
+        """Call every listener still alive with `change`, in the order they were added. A
+        listener that raises is reported through the library diagnostics: it never fails
+        the call whose outcome made the change, nor keeps the others from hearing of it."""
+        for one in tuple(self._held):
+            told = one()
+            if told is None:  # its owner is gone
+                continue
+            try:
+                told(*change)
+            except Exception:
+                log.exception("change listener failed", listener=repr(told))
 
     def __len__(self) -> int:
         return len(self._held)
@@ -298,6 +311,11 @@ class HealthTracker:
         failing_below: float = 0.5,
         recover_margin: float = 0.05,
     ) -> None:
+        if not 1 <= min_calls <= window:
+            raise ValueError(
+                f"a health window of {window} calls never holds min_calls={min_calls}: "
+                "min_calls must be between 1 and the window"
+            )
         self._window = window
         self.min_calls = min_calls
         self.degraded_below = degraded_below
@@ -324,8 +342,8 @@ class HealthTracker:
         samples.append((ok, duration_ms))
         if not ok:
             window.failures += 1
-            if failure is not None:
-                window.last_failure = failure
+            if failure is not None:  # shown in events and `tools explain`: redacted once here
+                window.last_failure = redact_text(failure)
         self._judge(tool, window)
 
     def _judge(self, tool: str, window: _Window) -> None:
@@ -335,23 +353,25 @@ class HealthTracker:
         rate = (calls - window.failures) / calls
         now = _RANKS[window.status]
         judged = _rank(rate, self.failing_below, self.degraded_below)
-        if judged < now:  # better: only once clear of the threshold
-            margin = self.recover_margin
+        if judged < now:  # better: only once clear of the threshold (0.9 + 0.05 > 0.95)
+            margin = self.recover_margin - 1e-9
             clear = _rank(rate, self.failing_below + margin, self.degraded_below + margin)
             judged = min(now, 0 if rate == 1.0 else clear)
         if judged == now:
             return
         window.status = _BY_RANK[judged]
-        health = self.health(tool)
-        assert health is not None  # it has calls
-        for told in self._listeners.alive():
-            told(health)
+        self._listeners.tell(self.health(tool))
+
+    def tools(self) -> list[str]:
+        """The tools with calls recorded."""
+        return list(self._tools)
 
     def health(self, tool: str) -> Health | None:
+        """The tool's record over its recent calls; None before its first."""
         window = self._tools.get(tool)
         if window is None or not window.samples:
             return None
-        samples = window.samples
+        samples = tuple(window.samples)  # at once: another thread may be recording
         durations = [d for _, d in samples]
         return Health(
             tool,
@@ -458,6 +478,10 @@ class Resilience:
         """Behind an open circuit that is still cooling down: not shown to models."""
         return bool(self._not_closed) and any(b.hidden for b in self.breakers_for(tool))
 
+    def circuits(self) -> dict[str, State]:
+        """Every circuit not closed, by name: open, or half-open (probing)."""
+        return {name: self._breakers[name].state for name in self._not_closed}
+
     @property
     def any_open(self) -> bool:
         """Whether any circuit is open or half-open."""
@@ -469,9 +493,11 @@ class Resilience:
         else:
             self._not_closed.add(breaker.name)
         if self.on_change is not None:
-            self.on_change(breaker.name, breaker.state)
-        for told in self._listeners.alive():
-            told(breaker.name, breaker.state)
+            try:
+                self.on_change(breaker.name, breaker.state)
+            except Exception:  # as a listener's: never the call's failure
+                log.exception("circuit on_change failed", breaker=breaker.name)
+        self._listeners.tell(breaker.name, breaker.state)
 
     def listen(self, listener: BreakerListener) -> None:
         """Tell `listener` of every change of state, besides `on_change`: each executor
@@ -533,9 +559,9 @@ class Resilience:
         """After the invocation: its health, and each breaker's verdict; a call cancelled
         (`None`: its task was; or `Cancelled`) counts for neither and gives probes back."""
         if type(result) is Success:  # the common case, in short
-            self.health.record(tool.name, True, duration_ms, None)
             for breaker in held:
                 breaker.record(True)
+            self.health.record(tool.name, True, duration_ms, None)
             return
         if result is None:
             for breaker in held:
@@ -546,9 +572,9 @@ class Resilience:
             for breaker in held:
                 breaker.release()
             return
-        self.health.record(
-            tool.name, failure is None, duration_ms, None if failure is None else failure.message
-        )
         verdict = failure is None or not is_breakage(failure)
         for breaker in held:
             breaker.record(verdict)
+        self.health.record(
+            tool.name, failure is None, duration_ms, None if failure is None else failure.message
+        )

@@ -9,16 +9,19 @@ import gc
 import random
 import socket
 import urllib.request
+from pathlib import Path
 
 import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
+from pydantic import SecretStr
 
 from toolrail import (
     ExecutionContext,
     Executor,
+    JsonlCallLog,
     ToolCall,
     ToolEvent,
     ToolHealthChanged,
@@ -28,7 +31,14 @@ from toolrail import (
 from toolrail._jsonish import dumps
 from toolrail.observe.metrics import PrometheusSink, serve_metrics
 from toolrail.recording.eventjson import event_data
-from toolrail.resilience import Health, HealthTracker, Resilience
+from toolrail.recording.logreader import recent_entries, recorded_resilience
+from toolrail.resilience import (
+    BreakerSettings,
+    Health,
+    HealthTracker,
+    Resilience,
+    RetrySettings,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -175,7 +185,7 @@ def test_a_rate_hovering_at_a_threshold_does_not_flap() -> None:
 
 @given(
     outcomes=st.lists(st.booleans(), max_size=300),
-    window=st.integers(min_value=1, max_value=50),
+    window=st.integers(min_value=3, max_value=50),
 )
 def test_the_status_follows_the_rate_and_each_change_is_told_once(
     outcomes: list[bool], window: int
@@ -200,7 +210,7 @@ def test_the_status_follows_the_rate_and_each_change_is_told_once(
             assert health.status == "failing"
         elif rate < 0.9:
             assert health.status in ("degraded", "failing")
-        if rate >= 0.95:
+        if rate >= 0.95 and status != "failing":  # (failing climbs a status at a time)
             assert health.status == "healthy"
         if health.status == "failing":
             assert rate < 0.55
@@ -242,3 +252,123 @@ def test_a_tool_at_a_full_success_rate_is_healthy_whatever_the_thresholds() -> N
     for ok in [True] * 5 + [False] + [True] * 10:
         tracker.record("t", ok, 1.0, None if ok else "no")
     assert [health.status for health in told] == ["degraded", "healthy"]
+
+
+def test_a_rate_exactly_the_margin_above_a_threshold_recovers() -> None:
+    """19 of 20 is 95%: clear of 90% by the 5-point margin (0.9 + 0.05 is a hair above
+    0.95 in floating point)."""
+    tracker = HealthTracker(window=20)
+    for ok in [True] * 17 + [False] * 3:  # 85%: degraded
+        tracker.record("t", ok, 1.0, None if ok else "no")
+    for _ in range(19):  # the window slides until one failure is left in it: 19 of 20
+        tracker.record("t", True, 1.0, None)
+    health = tracker.health("t")
+    assert health is not None
+    assert health.success_rate == 0.95
+    assert health.status == "healthy"
+
+
+def test_a_window_that_can_never_judge_is_refused() -> None:
+    with pytest.raises(ValueError, match="min_calls"):
+        HealthTracker(window=4)  # min_calls is 5
+
+
+class _Secret:
+    value = "Model-S3cret-Value"
+
+
+@tool
+async def connect(host: str, blob: SecretStr) -> str:
+    """Connect to a host."""
+    raise RuntimeError(f"cannot connect to {host} with {blob.get_secret_value()}")
+
+
+async def test_a_declared_secret_the_tool_quoted_is_not_in_its_health() -> None:
+    """The tool's failure quotes a declared secret: its health, event and explanation hide
+    it as the failed call's outcome does."""
+    events: list[ToolEvent] = []
+    executor = Executor(ToolRegistry([connect]), resilience=Resilience.off(), sinks=[events.append])
+    for _ in range(5):
+        call = ToolCall(name="connect", arguments={"host": "h", "blob": _Secret.value})
+        outcome = await executor.run(call, ExecutionContext())
+        assert _Secret.value not in outcome.result.failure().message
+    (change,) = _health_events(events)
+    assert change.health.last_failure is not None
+    assert "cannot connect to h" in change.health.last_failure
+    assert _Secret.value not in change.health.last_failure
+    assert _Secret.value not in dumps(change).decode()
+    assert _Secret.value not in repr(change)
+
+
+class _Quoting(Resilience):
+    """A `Resilience` with a `run` of its own: the executor hands it the attempts."""
+
+    async def run(self, tool, attempt, *, sleep=None):  # type: ignore[no-untyped-def]
+        return await super().run(tool, attempt, sleep=sleep)
+
+
+async def test_and_not_with_a_resilience_of_its_own_either() -> None:
+    resilience = _Quoting(retry=RetrySettings(attempts=1))
+    executor = Executor(ToolRegistry([connect]), resilience=resilience)
+    for _ in range(5):
+        call = ToolCall(name="connect", arguments={"host": "h", "blob": _Secret.value})
+        await executor.run(call, ExecutionContext())
+    health = executor.health.health("connect")
+    assert health is not None
+    assert health.last_failure is not None
+    assert _Secret.value not in health.last_failure
+
+
+@tool
+def fine() -> str:
+    """Succeed."""
+    return "ok"
+
+
+def _raise(*change: object) -> None:
+    raise ZeroDivisionError(f"a listener's bug, told {change}")
+
+
+async def test_a_listener_that_raises_neither_fails_the_call_nor_sticks_a_circuit() -> None:
+    """A health listener (or a circuit's) that raises is reported; the call keeps its own
+    outcome and the breaker its verdict, so a probe is not held forever."""
+    now = [0.0]
+    tracker = HealthTracker(min_calls=6)
+    resilience = Resilience(
+        breakers=BreakerSettings(consecutive_failures=5, cooldown_s=1),
+        health=tracker,
+        clock=lambda: now[0],
+        on_change=_raise,
+    )
+    executor = Executor(ToolRegistry([shaky, fine]), resilience=resilience)
+    tracker.listen(_raise)
+    resilience.listen(_raise)
+    await _run(executor, [False] * 5)  # the circuit opens
+    assert executor.circuit_state("shaky") == "open"
+    now[0] += 2
+    _plan[:] = [True]  # the probe succeeds, and health changes on it (its sixth call)
+    outcome = await executor.run(ToolCall(name="shaky", arguments={"n": 7}), ExecutionContext())
+    assert outcome.result.unwrap() == 7
+    assert executor.circuit_state("shaky") == "closed"
+    for _ in range(6):
+        outcome = await executor.run(ToolCall(name="fine"), ExecutionContext())
+        assert outcome.result.unwrap() == "ok"
+
+
+async def test_metrics_start_from_the_health_and_circuits_a_log_left(tmp_path: Path) -> None:
+    """A new process (`toolrail serve`) replays the log: a tool that was failing, and its
+    open circuit, read so from the first scrape, before any call changes them."""
+    log = JsonlCallLog(tmp_path)
+    executor = Executor(ToolRegistry([shaky]), sinks=[log])
+    await _run(executor, [False] * 6)
+    log.close()
+    replayed = recorded_resilience(recent_entries(tmp_path))
+    sink = PrometheusSink()
+    sink.start_from(replayed)
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(sink.text().decode())
+        for sample in family.samples
+    }
+    assert samples[("toolrail_tool_unhealthy", (("tool", "shaky"),))] == 2
+    assert samples[("toolrail_circuit_open", (("breaker", "shaky"),))] == 1

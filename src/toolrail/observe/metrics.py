@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from toolrail.core.context import ExecutionContext
     from toolrail.mcp.hub import McpHub
     from toolrail.policy.gates import Gates
+    from toolrail.resilience import Resilience
 
 log = get_logger("toolrail.observe.metrics")
 
@@ -181,6 +182,17 @@ class PrometheusSink:
         for status in hub.status():
             self(McpServerStateChanged(server=status.name, state=status.state))
         hub.sinks.sinks = (*hub.sinks.sinks, self)
+
+    def start_from(self, resilience: Resilience) -> None:
+        """Show the circuits and health `resilience` holds now (replayed from a call log by
+        `toolrail serve`): the executor's events carry their changes from here on."""
+        for breaker, state in resilience.circuits().items():
+            self(CircuitStateChanged(breaker=breaker, state=state))
+        tracker = resilience.health
+        for tool in tracker.tools():
+            health = tracker.health(tool)
+            if health is not None and health.status != "healthy":
+                self(ToolHealthChanged(tool=tool, health=health))
 
     def text(self) -> bytes:
         """The metrics in Prometheus' text format."""
