@@ -1,7 +1,8 @@
-"""A secret flag's value is hidden however the flag is written: a Windows switch
-(`/password x`), a dash a word processor made of `--` (`—password x`, `–token x`), an item
-of a YAML flow list (`[--password, x]`), or a value on the next line after a shell's line
-continuation (`--password \\` and a newline); in raw text and in JSON text holding it."""
+"""A secret flag's value is hidden however the flag is written: a dash a word processor or
+a font made of `-` or `--` (`—password x`, `–token x`, `‐‐password x`, a minus sign), an
+item of a YAML flow list (`[--password, x]`), or a value on the next line after a line
+continuation (a shell's `\\`, PowerShell's `` ` ``, cmd's `^`); in raw text and in JSON text
+holding it, which stays JSON. Text and argv data agree."""
 
 from __future__ import annotations
 
@@ -18,16 +19,22 @@ from toolrail.core.redact import REDACTED, hides_next, redact, redact_text
 FLAGS = ["password", "db-password", "token", "api-key", "client-secret", "passphrase"]
 WRITTEN = st.sampled_from(
     [
-        "tool /{flag} {value} /verbose",  # a Windows switch
-        "tool /{flag}={value}",
         "tool —{flag} {value} —verbose",  # an em dash made of `--`
         "tool –{flag} {value}",  # an en dash
         "tool —{flag}={value}",
+        "tool \u2010\u2010{flag} {value}",  # hyphens
+        "tool \u2212{flag} {value}",  # a minus sign
+        "tool \uff0d\uff0d{flag} {value}",  # full-width
+        "tool \u2015{flag} {value}",  # a bar
         "args: [--{flag}, {value}, --verbose]",  # a YAML flow list
         "args: [ -{flag} , {value} ]",
+        "args: [--verbose, --{flag}, '{value}']",
         "tool --{flag} \\\n  {value} \\\n  --verbose",  # a shell's line continuation
         "tool --{flag}\\\n{value}",
         "tool --{flag} \\\r\n    {value}",
+        "tool --{flag} `\n  {value}",  # PowerShell's
+        "tool --{flag} ^\r\n  {value}",  # cmd's
+        "tool --{flag}\t{value}",
     ]
 )
 VALUE = st.text(alphabet=ALNUM, min_size=8, max_size=24)
@@ -55,25 +62,66 @@ def test_and_in_json_text_holding_it_which_stays_json(
 @pytest.mark.parametrize(
     "text",
     [
-        "see /etc/hosts and /usr/share/doc for details",  # paths are not switches
+        "see /etc/hosts and /usr/share/doc for details",
         "cd /srv/app && make test",
-        "robocopy /mir /r 3 src dst",  # switches that hide nothing
+        "robocopy /mir /r 3 src dst",
         "a range — from one to the other — of values",
         "items: [--verbose, --quiet, --dry-run]",
         "tool --verbose \\\n  --quiet",
         "GET /api/v1/users HTTP/1.1",
+        # a secret's name, but no flag with a value: paths, routes, lists of flags
+        "POST /token HTTP/1.1",
+        "cd /secret && ls",
+        "ls /token /tmp",
+        "routes: /token, /refresh, /revoke",
+        "Options: --password, --token, --verbose",
+        "Usage: tool [--password, --user, --host]",
+        "[--pass, --user]",
+        "the key—password—is kept apart",  # dashes glued to words: punctuation
     ],
 )
 def test_text_without_a_secret_flag_is_left_alone(text: str) -> None:
     assert redact_text(text) == text
 
 
-def test_argv_data_keeps_its_own_policy() -> None:
-    """In argv data a switch is an item of its own: an em-dashed secret flag hides the next
-    item; a `/p` switch (findstr's, robocopy's) is no password flag."""
-    assert hides_next("—password")
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"cwd": "C:\\work\\", "flags": "--token,", "exit": 0},
+        {"cwd": "C:\\work\\", "note": "signed with —password ", "exit": 0},
+        {"cwd": "C:\\work\\", "note": "signed with --password ", "exit": 0},
+        {"cwd": "C:\\work\\", "script": "deploy --password \\\n", "exit": 0},
+        ["C:\\", "\u2014password ", "rest"],
+    ],
+)
+def test_an_escaped_backslash_before_a_quote_does_not_open_a_value(data: object) -> None:
+    """`\\\\"` is an escaped backslash, then the quote that ends the string: a flag at the
+    end of a JSON string takes nothing from the next one, and the JSON stays JSON."""
+    for text in (json.dumps(data), json.dumps(data, ensure_ascii=False)):
+        assert json.loads(redact_text(text)) == data
+
+
+@given(
+    st.sampled_from(["\u2014", "\u2013", "\u2010\u2010", "\u2212", "--"]),
+    st.sampled_from(FLAGS),
+    VALUE,
+    st.booleans(),
+)
+def test_argv_data_and_its_json_text_hide_the_same(
+    dash: str, flag: str, value: str, ascii_only: bool
+) -> None:
+    """In argv data a dashed secret flag hides the next item; written out as JSON (ASCII or
+    not), so does the text."""
+    argv = {"argv": ["tool", f"{dash}{flag}", value, "--verbose"]}
+    assert hides_next(f"{dash}{flag}")
+    assert value not in orjson.dumps(redact(argv)).decode()
+    text = json.dumps(argv, ensure_ascii=ascii_only)
+    assert value not in redact_text(text).replace(REDACTED, "")
+
+
+def test_a_p_switch_is_no_password_flag() -> None:
+    """`/p` is findstr's and robocopy's switch; `/password x` is not read as a flag either
+    (`/password:x` is an assignment, hidden as one)."""
     assert not hides_next("/p")
-    shown = orjson.dumps(redact({"argv": ["tool", "—password", "hunter22x"]})).decode()
-    assert "hunter22x" not in shown
-    shown = orjson.dumps(redact({"argv": ["findstr", "/p", "needle"]})).decode()
-    assert "needle" in shown
+    assert "needle" in orjson.dumps(redact({"argv": ["findstr", "/p", "needle"]})).decode()
+    assert "hunter22x" not in redact_text("net use /password:hunter22x")

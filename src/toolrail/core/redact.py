@@ -126,8 +126,9 @@ def hides_next(flag: str) -> bool:
     return is_secret_key(name) or name in ("pass", "p")
 
 
-_DASHES = "-—–"
-"""What a flag opens with: `-`, and the em and en dashes a word processor makes of `--`."""
+_DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uff0d"
+"""What a flag opens with: `-`, and the dashes a word processor or a font makes of it (a
+hyphen, figure, en and em dash, a bar, a minus sign, a full-width hyphen-minus)."""
 
 
 @functools.lru_cache(maxsize=4096)  # the same keys come back call after call
@@ -275,23 +276,26 @@ _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
 # `--password X`, `--db-token=X`, `--password 'x y'`: a flag whose value is a secret
 # (`hides_next`) and how its value opens (a quote, or nothing: a word); the lookahead leaves
 # the value for `_hidden_values`, which may be a flag itself
-# A flag is also `—password` (a word processor's dash; `\u2014` in ASCII JSON text) and a
-# Windows switch `/password`
-# (a word of its own, not a path). The value is set apart by `=`, spaces, a comma (an item
-# of a YAML flow list, `[--password, x]`: its value ends at `,` `]` `}`), or a shell's line
-# continuation (`\` and a newline), raw or escaped in JSON text (`\\\n`).
+# A flag also opens with dashes a word processor makes of `-` and `--` (`—password`; in
+# ASCII JSON text `\u2014password`), not glued to a word. Its value is set apart by `=`,
+# spaces (a tab escaped in JSON text too), a comma (an item of a YAML flow list,
+# `[--password, x]`: see `_flow_item`), or a line continuation (`\`, PowerShell's `` ` ``,
+# cmd's `^`, and a newline), raw or escaped in JSON text.
+_UNICODE_DASH = r"(?:[\u2010-\u2015\u2212\uff0d]|\\u(?:201[0-5]|2212|[fF]{2}0[dD]))"
+_FLAG_OPENING = r"(?:--?|(?<!\w)" + _UNICODE_DASH + "{1,2})"
 _FLAG_WORD = re.compile(
-    r"(?P<flag>(?:--?|[—–]|\\u201[34])[A-Za-z][\w.-]{0,63}"
-    r"|(?<!\S)/[A-Za-z][\w-]{0,63}(?![\w/]))"
+    r"(?P<flag>" + _FLAG_OPENING + r"[A-Za-z][\w.-]{0,63})"
     r"(?:=|" + _SP + r"{0,8}(?P<comma>,)" + _SP + r"{0,8}|" + _SP + r"{0,8}"
-    r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8})"
+    r"(?:[\\`^]\r?\n|\\\\\\(?:r\\)?n|[`^]\\(?:r\\)?n)" + _SP + r"{0,32}"
+    r"|(?:" + _SP + r"|\\t){1,8})"
     r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?!\")))"
 )
 # a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
 # its quotes `\"`), the next item its value: a string (`v`, its opening quote left for the
 # next match, which may be a flag itself) or a bare JSON value (`bare`: a number, a list, ...)
 _FLAG_ITEM = re.compile(
-    r"(?P<q>\\\"|[\"'])(?P<flag>-{1,2}[A-Za-z][\w.-]{0,63})(?P=q)"
+    r"(?P<q>\\\"|[\"'])(?P<flag>(?:-{1,2}|" + _UNICODE_DASH + r"{1,2})[A-Za-z][\w.-]{0,63})"
+    r"(?P=q)"
     r"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}(?:(?=(?P<v>\\\"|[\"']))|(?=(?P<bare>[-\d\[{tfn])))"
 )
 _INNER_CHAR = r'[^"\\\n]++|\\[^"\\\n]'  # not a quote nor a backslash of the text inside
@@ -308,9 +312,8 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
 }
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
 _FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|\\\\|\\(?![\"\\]))++""")  # to `,` `]` `}`
-_FLAG_AHEAD = re.compile(
-    r"(?:--?|[—–]|\\u201[34])[A-Za-z][\w.-]{0,63}(?![\w.=-])"
-)  # a flag, not its value
+_FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # not a value
+_ESCAPED_DASHES = re.compile(r"(?:\\u[0-9a-fA-F]{4})+")
 _JSON_SCALAR = re.compile(r"(?:-?[\d.eE+-]++|true|false|null)(?![\w\"'])")  # a number, a literal
 # a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
 # alone is too common a name to be secret anywhere else
@@ -445,7 +448,7 @@ def _redact_passes(text: str) -> str:
             lowered_from, lowered = text, text.lower()
         if _SECRET_NAME.search(_reduced(lowered)):
             text = _redact_assignments(text)
-    if "-" in text or "/" in text or "—" in text or "–" in text or "\\u201" in text:
+    if "-" in text or "\\u" in text or not text.isascii():  # a dash, or one written else
         text = _hidden_values(text, _FLAG_WORD)
         if '"-' in text or "'-" in text:
             text = _hidden_values(text, _FLAG_ITEM)
@@ -477,8 +480,11 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
             continue  # `--no-auth-warning --pass x`: the next is a flag of its own
         if word and opening == '"' and _ends_a_string(text, flag.start(), start - 1):
             continue  # `["--password=", "x"]`: that quote ends the string the flag is in
-        if word and not opening and flag.group("comma"):
-            value = _FLOW_VALUE.match(text, start)
+        if word and flag.group("comma"):
+            if not _flow_item(text, flag.start(), start - len(opening)):
+                continue
+            value = _FLOW_VALUE.match(text, start) if not opening else None
+            value = value or _ITEM_VALUE[opening].match(text, start)
         else:
             value = _ITEM_VALUE[opening].match(text, start)
         if value is not None:
@@ -491,14 +497,19 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
 
 
 def _hides_value(flag: str, word: bool) -> bool:
-    """Whether a flag found in text hides its value, as in argv data (`hides_next`); a
-    switch `/name` when its name is a secret's (`/p` is findstr's, robocopy's); a bare `-p`
-    only as an item (in prose it is more often a port than a password)."""
-    if flag[0] == "/":
-        return is_secret_key(flag[1:])
-    if flag.startswith("\\u201"):  # a dash escaped in ASCII JSON text
-        flag = "-" + flag[6:]
+    """Whether a flag found in text hides its value, as in argv data (`hides_next`); a bare
+    `-p` only as an item (in prose it is more often a port than a password)."""
+    if flag[0] == "\\":  # its dashes escaped in ASCII JSON text
+        flag = _ESCAPED_DASHES.sub("-", flag, count=1)
     return hides_next(flag) and not (word and flag.lstrip(_DASHES) == "p")
+
+
+def _flow_item(text: str, flag_at: int, value_at: int) -> bool:
+    """Whether a flag with a comma after it is an item of a flow list (`[--password, x]`:
+    `[` or `,` before it) whose next item is its value, not another flag (`Options:
+    --password, --token` lists flags)."""
+    before = text[max(0, flag_at - 16) : flag_at].rstrip(" \t")
+    return before.endswith(("[", ",")) and _FLAG_AHEAD.match(text, value_at) is None
 
 
 def _bare_end(text: str, start: int, *, escaped: bool) -> int:
@@ -534,7 +545,13 @@ def _quotes_before(text: str, at: int, quote: str) -> int:
     so that counting at every match stays linear."""
     window = max(0, at - 1024)
     line_start = max(text.rfind("\n", window, at) + 1, window)
-    return text.count(quote, line_start, at) - text.count("\\" + quote, line_start, at)
+    if text.find("\\", line_start, at) < 0:  # nothing escaped: count them at once
+        return text.count(quote, line_start, at)
+    # an escape is read whole: `\\"` is an escaped backslash, then a quote
+    return _ESCAPE_OR_QUOTE[quote].findall(text, line_start, at).count(quote)
+
+
+_ESCAPE_OR_QUOTE = {quote: re.compile(r"\\.|(" + quote + ")", re.DOTALL) for quote in "\"'"}
 
 
 def _closes_on_its_line(text: str, start: int, quote: str) -> bool:
