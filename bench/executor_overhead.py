@@ -184,6 +184,7 @@ async def main() -> None:
         "Executor path per call (async tool, JSON arguments)",
         timings,
         baseline="openai-agents FunctionTool.on_invoke_tool",
+        also="toolrail Executor.run",  # what the railway adds to toolrail's own bare call
     )
 
 

@@ -36,6 +36,7 @@ from bench.timing import AsyncCall
 
 WARM_UP, FEW, MANY = 200, 200, 1200
 BASELINE = "openai-agents FunctionTool.on_invoke_tool"
+BARE = "toolrail Executor.run"
 CALL_PATH = " (call path)"
 Made = tuple[AsyncCall, Callable[[], object]]
 
@@ -58,7 +59,7 @@ async def _at_once(call: AsyncCall) -> Made:
 
 MAKERS: dict[str, Callable[[], Awaitable[Made]]] = {
     "plain pydantic validate + call": lambda: _at_once(contenders.plain_pydantic()),
-    "toolrail Executor.run": lambda: _at_once(contenders.toolrail_executor(with_table=False)),
+    BARE: lambda: _at_once(contenders.toolrail_executor(with_table=False)),
     contenders.FULL: lambda: _full(otel=False),
     contenders.FULL + CALL_PATH: lambda: _full(otel=False),
     contenders.TRACED: lambda: _full(otel=True),
@@ -115,12 +116,12 @@ def main() -> None:
         print("\nInstructions per call: valgrind not found (apt install valgrind); skipped")
         return
     counts = {name: per_call(name) for name in MAKERS}
-    base = counts[BASELINE]
+    base, bare = counts[BASELINE], counts[BARE]
     width = max(map(len, counts))
     print("\nInstructions per call (valgrind; user space, every thread)")
-    print(f"  {'':{width}} {'thousands':>10} {'× openai-agents':>16}")
+    print(f"  {'':{width}} {'thousands':>10} {'× openai-agents':>16} {'× Executor.run':>15}")
     for name, count in counts.items():
-        print(f"  {name:{width}} {count / 1000:10.1f} {count / base:16.2f}")
+        print(f"  {name:{width}} {count / 1000:10.1f} {count / base:16.2f} {count / bare:15.2f}")
 
 
 if __name__ == "__main__":

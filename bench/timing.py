@@ -58,13 +58,16 @@ def _summary(name: str, values: list[float]) -> Timing:
     return Timing(name, statistics.median(values), percentile(values, 99))
 
 
-def report(title: str, timings: list[Timing], *, baseline: str) -> None:
-    """Print a table of timings with ratios against `baseline`."""
+def report(title: str, timings: list[Timing], *, baseline: str, also: str | None = None) -> None:
+    """Print a table of timings with ratios against `baseline` (and against `also`)."""
     base = next(t for t in timings if t.name == baseline)
+    second = next((t for t in timings if t.name == also), None)
+    extra = f" {'× ' + second.name:>16}" if second is not None else ""
     print(f"\n{title}")
-    print(f"  {'':50} {'median µs':>10} {'p99 µs':>10} {'× ' + baseline:>16}")
+    print(f"  {'':50} {'median µs':>10} {'p99 µs':>10} {'× ' + baseline:>16}{extra}")
     for t in timings:
+        ratio = f" {t.median_us / second.median_us:16.2f}" if second is not None else ""
         print(
             f"  {t.name:50} {t.median_us:10.1f} {t.p99_us:10.1f} "
-            f"{t.median_us / base.median_us:16.2f}"
+            f"{t.median_us / base.median_us:16.2f}{ratio}"
         )
