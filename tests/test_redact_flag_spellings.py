@@ -125,3 +125,54 @@ def test_a_p_switch_is_no_password_flag() -> None:
     assert not hides_next("/p")
     assert "needle" in orjson.dumps(redact({"argv": ["findstr", "/p", "needle"]})).decode()
     assert "hunter22x" not in redact_text("net use /password:hunter22x")
+
+
+@given(
+    st.sampled_from(["\u2014", "\u2013", "\u2212", "-", "--"]),
+    st.sampled_from(["run\n", "run\r\n", "run\t", "run ", "(", "[", "x: ", "k="]),
+    st.sampled_from(FLAGS),
+    VALUE,
+    st.booleans(),
+)
+def test_a_dashed_flag_after_any_separator_hides_in_json_text_as_in_data(
+    dash: str, before: str, flag: str, value: str, ascii_only: bool
+) -> None:
+    """An escaped newline or tab before the flag (`"run\\n—password x"`) sets it apart as a
+    raw one does."""
+    data = {"cmd": f"{before}{dash}{flag} {value}"}
+    assert value not in orjson.dumps(redact(data)).decode()
+    text = json.dumps(data, ensure_ascii=ascii_only)
+    assert value not in redact_text(text).replace(REDACTED, "")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["psql", "\u2014password", "hunter22x"],
+        ["psql", "\u2013\u2013token", "hunter22x"],
+        ["cmd", "--p", "hunter22x"],
+        ["cmd", "\u2014p", "hunter22x"],
+    ],
+)
+def test_a_dashed_flag_as_a_json_item_hides_the_next(argv: list[str]) -> None:
+    assert "hunter22x" not in orjson.dumps(redact({"argv": argv})).decode()
+    for text in (json.dumps(argv), json.dumps(argv, ensure_ascii=False)):
+        assert "hunter22x" not in redact_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Pass the secret with `--password`\nThen run the tests.",  # markdown code spans
+        "- `--token`\n- `--verbose`",
+        "Use `--api-key` ^ or the env\nvariable",
+    ],
+)
+def test_markdown_is_not_a_line_continuation(text: str) -> None:
+    assert redact_text(text) == text
+    as_json = json.dumps({"doc": text})
+    assert redact_text(as_json) == as_json
+
+
+def test_a_value_glued_to_a_comma_still_goes() -> None:
+    assert "hunter22x" not in redact_text("use --password ,hunter22x here")

@@ -251,8 +251,9 @@ class Listeners(Generic[L]):
                 continue
             try:
                 told(*change)
-            except Exception:
-                log.exception("change listener failed", listener=repr(told))
+            except Exception:  # named by its function: its object's repr may raise too
+                name = getattr(told, "__qualname__", type(told).__qualname__)
+                log.exception("change listener failed", listener=name)
 
     def __len__(self) -> int:
         return len(self._held)

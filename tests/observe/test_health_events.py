@@ -372,3 +372,27 @@ async def test_metrics_start_from_the_health_and_circuits_a_log_left(tmp_path: P
     }
     assert samples[("toolrail_tool_unhealthy", (("tool", "shaky"),))] == 2
     assert samples[("toolrail_circuit_open", (("breaker", "shaky"),))] == 1
+
+
+class _Unprintable:
+    """A listener's owner whose repr raises, as a half-built object's may."""
+
+    def __repr__(self) -> str:
+        raise ValueError("repr broke")
+
+    def heard(self, *change: object) -> None:
+        raise RuntimeError(f"a listener's bug, told {change}")
+
+
+async def test_a_listener_that_cannot_even_be_named_is_reported_all_the_same() -> None:
+    owner = _Unprintable()
+    tracker = HealthTracker()
+    resilience = Resilience(health=tracker)
+    tracker.listen(owner.heard)
+    resilience.listen(owner.heard)
+    executor = Executor(ToolRegistry([shaky]), resilience=resilience)
+    _plan[:] = [False] * 5
+    for n in range(5):  # health turns failing at the fifth, and the circuit opens
+        outcome = await executor.run(ToolCall(name="shaky", arguments={"n": n}), ExecutionContext())
+        assert outcome.result.failure().kind == "execution_failed"
+    assert executor.circuit_state("shaky") == "open"

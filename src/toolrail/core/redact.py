@@ -279,14 +279,15 @@ _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
 # A flag also opens with dashes a word processor makes of `-` and `--` (`—password`; in
 # ASCII JSON text `\u2014password`), not glued to a word. Its value is set apart by `=`,
 # spaces (a tab escaped in JSON text too), a comma (an item of a YAML flow list,
-# `[--password, x]`: see `_flow_item`), or a line continuation (`\`, PowerShell's `` ` ``,
-# cmd's `^`, and a newline), raw or escaped in JSON text.
+# `[--password, x]`: see `_flow_item`), or a line continuation and a newline (`\`; a
+# spaced PowerShell `` ` `` or cmd `^`, not markdown's code span), raw or escaped in JSON.
 _UNICODE_DASH = r"(?:[\u2010-\u2015\u2212\uff0d]|\\u(?:201[0-5]|2212|[fF]{2}0[dD]))"
-_FLAG_OPENING = r"(?:--?|(?<!\w)" + _UNICODE_DASH + "{1,2})"
+_FLAG_OPENING = r"(?:--?|(?:(?<!\w)|(?<=\\[nrt]))" + _UNICODE_DASH + "{1,2})"
 _FLAG_WORD = re.compile(
     r"(?P<flag>" + _FLAG_OPENING + r"[A-Za-z][\w.-]{0,63})"
     r"(?:=|" + _SP + r"{0,8}(?P<comma>,)" + _SP + r"{0,8}|" + _SP + r"{0,8}"
-    r"(?:[\\`^]\r?\n|\\\\\\(?:r\\)?n|[`^]\\(?:r\\)?n)" + _SP + r"{0,32}"
+    r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
+    r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
     r"|(?:" + _SP + r"|\\t){1,8})"
     r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?!\")))"
 )
@@ -394,8 +395,12 @@ def redact_text(text: str) -> str:
 
 
 def _p_item(text: str) -> bool:
-    """Whether a `-p` flag may be written as an item of a list (no secret word says so)."""
-    return "-p" in text and ('"-p' in text or "'-p" in text)
+    """Whether a `-p` flag (`--p`, `—p`) may be written as an item of a list (no secret
+    word says so)."""
+    return ('p"' in text or "p'" in text) and _P_ITEM.search(text) is not None
+
+
+_P_ITEM = re.compile(r"""[\"'](?:-|[\u2010-\u2015\u2212\uff0d]|\\u[0-9a-fA-F]{4}){1,2}p\\?[\"']""")
 
 
 def _query_key(text: str) -> bool:
@@ -448,9 +453,10 @@ def _redact_passes(text: str) -> str:
             lowered_from, lowered = text, text.lower()
         if _SECRET_NAME.search(_reduced(lowered)):
             text = _redact_assignments(text)
-    if "-" in text or "\\u" in text or not text.isascii():  # a dash, or one written else
+    other_dashes = "\\u" in text or not text.isascii()  # a dash written other than `-`
+    if "-" in text or other_dashes:
         text = _hidden_values(text, _FLAG_WORD)
-        if '"-' in text or "'-" in text:
+        if '"-' in text or "'-" in text or other_dashes:
             text = _hidden_values(text, _FLAG_ITEM)
     return text
 
@@ -481,10 +487,14 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         if word and opening == '"' and _ends_a_string(text, flag.start(), start - 1):
             continue  # `["--password=", "x"]`: that quote ends the string the flag is in
         if word and flag.group("comma"):
-            if not _flow_item(text, flag.start(), start - len(opening)):
+            if _flow_item(text, flag.start(), start - len(opening)):
+                value = _FLOW_VALUE.match(text, start) if not opening else None
+                value = value or _ITEM_VALUE[opening].match(text, start)
+            elif flag.start("comma") > flag.end("flag"):  # `--password ,x`: the word is
+                start = flag.start("comma")
+                value = _ITEM_VALUE[""].match(text, start)
+            else:
                 continue
-            value = _FLOW_VALUE.match(text, start) if not opening else None
-            value = value or _ITEM_VALUE[opening].match(text, start)
         else:
             value = _ITEM_VALUE[opening].match(text, start)
         if value is not None:
@@ -545,10 +555,14 @@ def _quotes_before(text: str, at: int, quote: str) -> int:
     so that counting at every match stays linear."""
     window = max(0, at - 1024)
     line_start = max(text.rfind("\n", window, at) + 1, window)
-    if text.find("\\", line_start, at) < 0:  # nothing escaped: count them at once
-        return text.count(quote, line_start, at)
-    # an escape is read whole: `\\"` is an escaped backslash, then a quote
-    return _ESCAPE_OR_QUOTE[quote].findall(text, line_start, at).count(quote)
+    # a quote after an even run of backslashes is not escaped (`\\"`: an escaped backslash,
+    # then the quote): those after 0, less those after 1 or more, plus 2 or more, ...
+    found, sign, escaped = 0, 1, quote
+    while (after := text.count(escaped, line_start, at)) and len(escaped) <= 16:
+        found, sign, escaped = found + sign * after, -sign, "\\" + escaped
+    if after:  # a run of backslashes longer than that: read each escape
+        return _ESCAPE_OR_QUOTE[quote].findall(text, line_start, at).count(quote)
+    return found
 
 
 _ESCAPE_OR_QUOTE = {quote: re.compile(r"\\.|(" + quote + ")", re.DOTALL) for quote in "\"'"}
