@@ -397,7 +397,8 @@ def redact_text(text: str) -> str:
 def _p_item(text: str) -> bool:
     """Whether a `-p` flag (`--p`, `—p`) may be written as an item of a list (no secret
     word says so)."""
-    return ('p"' in text or "p'" in text) and _P_ITEM.search(text) is not None
+    quoted = 'p"' in text or "p'" in text or 'p\\"' in text  # also JSON text in a string
+    return quoted and _P_ITEM.search(text) is not None
 
 
 _P_ITEM = re.compile(r"""[\"'](?:-|[\u2010-\u2015\u2212\uff0d]|\\u[0-9a-fA-F]{4}){1,2}p\\?[\"']""")
