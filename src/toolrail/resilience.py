@@ -317,6 +317,11 @@ class HealthTracker:
                 f"a health window of {window} calls never holds min_calls={min_calls}: "
                 "min_calls must be between 1 and the window"
             )
+        if not 0 <= failing_below <= degraded_below <= 1:
+            raise ValueError(
+                f"health thresholds must be 0 <= failing_below ({failing_below}) <= "
+                f"degraded_below ({degraded_below}) <= 1"
+            )
         self._window = window
         self.min_calls = min_calls
         self.degraded_below = degraded_below

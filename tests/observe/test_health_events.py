@@ -396,3 +396,9 @@ async def test_a_listener_that_cannot_even_be_named_is_reported_all_the_same() -
         outcome = await executor.run(ToolCall(name="shaky", arguments={"n": n}), ExecutionContext())
         assert outcome.result.failure().kind == "execution_failed"
     assert executor.circuit_state("shaky") == "open"
+
+
+@pytest.mark.parametrize(("failing_below", "degraded_below"), [(0.9, 0.5), (-0.1, 0.5), (0.5, 1.5)])
+def test_thresholds_out_of_order_are_refused(failing_below: float, degraded_below: float) -> None:
+    with pytest.raises(ValueError, match="thresholds"):
+        HealthTracker(failing_below=failing_below, degraded_below=degraded_below)

@@ -116,8 +116,8 @@ _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 @functools.lru_cache(maxsize=4096)  # the same flags come back call after call
 def hides_next(flag: str) -> bool:
     """Whether an argv flag's value is the next item and a secret: `--password`,
-    `--db-password`, `-token`, `--pass`, `-p` (mysql's, sshpass's), and `—password` (an
-    em dash a word processor made of `--`).
+    `--db-password`, `-token`, `--pass`, `-p` (mysql's, sshpass's), also opened with the
+    dashes a word processor makes (`—password`).
 
     >>> [hides_next(f) for f in ("--db-password", "-p", "--verbose", "--max-tokens")]
     [True, True, False, False]
@@ -275,7 +275,7 @@ _ESCAPED_STRUCTURE = re.compile(
 _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
 # `--password X`, `--db-token=X`, `--password 'x y'`: a flag whose value is a secret
 # (`hides_next`) and how its value opens (a quote, or nothing: a word); the lookahead leaves
-# the value for `_hidden_values`, which may be a flag itself
+# the value for `_hidden_values`, which may be a flag itself.
 # A flag also opens with dashes a word processor makes of `-` and `--` (`—password`; in
 # ASCII JSON text `\u2014password`), not glued to a word. Its value is set apart by `=`,
 # spaces (a tab escaped in JSON text too), a comma (an item of a YAML flow list,
@@ -401,7 +401,7 @@ def _p_item(text: str) -> bool:
     return quoted and _P_ITEM.search(text) is not None
 
 
-_P_ITEM = re.compile(r"""[\"'](?:-|[\u2010-\u2015\u2212\uff0d]|\\u[0-9a-fA-F]{4}){1,2}p\\?[\"']""")
+_P_ITEM = re.compile(r"[\"'](?:-|" + _UNICODE_DASH + r"){1,2}p\\?[\"']")
 
 
 def _query_key(text: str) -> bool:
@@ -803,9 +803,9 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
 
 def _hiding_flag(item: object) -> bool:
     """Whether an argv item is a flag whose value, the next item, is a secret."""
-    return (
-        isinstance(item, str) and item.startswith(_FLAG_OPENINGS) and "=" not in item
-    ) and hides_next(item)
+    if not isinstance(item, str) or "=" in item:
+        return False
+    return item.startswith(_FLAG_OPENINGS) and hides_next(item)
 
 
 _FLAG_OPENINGS = tuple(_DASHES)
