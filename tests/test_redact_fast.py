@@ -4,6 +4,7 @@ below, verbatim, as the oracle) on text built from every fragment a secret is ma
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -116,9 +117,9 @@ def oracle_redact_text(text: str) -> str:
     if "uthorization" in lowered or "ookie" in lowered:
         text = _HEADER.sub(rf"\1{REDACTED}", text)
     if "-p" in text and ("mysql" in lowered or "mariadb" in lowered):
-        text = _MYSQL_PASSWORD.sub(fast._glued_password, text)
+        text = _MYSQL_PASSWORD.sub(partial(fast._glued_password, fast._quote_counts(text)), text)
     if "-p" in text and "sshpass" in lowered:
-        text = _SSHPASS.sub(fast._glued_password, text)
+        text = _SSHPASS.sub(partial(fast._glued_password, fast._quote_counts(text)), text)
     if ("-u" in text or "-U" in text) and "curl" in lowered:
         text = _CURL_USER.sub(rf"\1{REDACTED}", text)
     if "password" in text or "passwd" in text:

@@ -14,7 +14,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.test_redact import ALNUM
-from toolrail.core.redact import REDACTED, hides_next, redact, redact_text
+from toolrail.core.redact import (
+    _ESCAPE_OR_QUOTE,
+    REDACTED,
+    _QuotesBefore,
+    hides_next,
+    redact,
+    redact_text,
+)
 
 FLAGS = ["password", "db-password", "token", "api-key", "client-secret", "passphrase"]
 WRITTEN = st.sampled_from(
@@ -37,7 +44,8 @@ WRITTEN = st.sampled_from(
         "tool --{flag}\t{value}",
     ]
 )
-VALUE = st.text(alphabet=ALNUM, min_size=8, max_size=24)
+# "Zq" opens no flag nor any word of the texts around it: a value is never a piece of them
+VALUE = st.text(alphabet=ALNUM, min_size=6, max_size=22).map(lambda v: f"Zq{v}")
 
 
 @given(st.sampled_from(FLAGS), WRITTEN, VALUE)
@@ -176,3 +184,58 @@ def test_markdown_is_not_a_line_continuation(text: str) -> None:
 
 def test_a_value_glued_to_a_comma_still_goes() -> None:
     assert "hunter22x" not in redact_text("use --password ,hunter22x here")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"argv": ["cmd", "-\u2014password", "Zqhunter2xyz"]},  # dashes mixed
+        {"argv": ["cmd", "---password", "Zqhunter2xyz"]},  # three
+        {"c": "x \u00ab\u2014password Zqhunter2xyz"},  # after a character escaped in ASCII
+        {"c": "x\f\u2014password Zqhunter2xyz"},
+        {"c": "--password\u00a0Zqhunter2xyz"},  # a no-break space, escaped in ASCII
+        {"a": json.dumps(["psql", "\u2014password", "Zqhunter2xyz"])},  # JSON in JSON
+        {"a": json.dumps({"c": "run --password\tZqhunter2xyz"})},
+    ],
+)
+def test_what_data_hides_json_text_hides_too(data: object) -> None:
+    assert "Zqhunter2xyz" not in orjson.dumps(redact(data)).decode()
+    for text in (json.dumps(data), json.dumps(data, ensure_ascii=False)):
+        shown = redact_text(text)
+        assert "Zqhunter2xyz" not in shown, text
+        assert json.loads(shown) is not None
+
+
+@pytest.mark.parametrize("quote", ['"', "'", '\\"'])
+def test_a_quoted_value_after_a_spaced_comma_goes(quote: str) -> None:
+    assert "hunter2xyz" not in redact_text(f"--password ,{quote}hunter2xyz{quote}")
+
+
+@pytest.mark.parametrize(
+    "tail", [["--password=", "x"], ["mysql -u root -p", "x"], ["export PASSWORD=", "x"]]
+)
+@pytest.mark.parametrize("before", [0, 200, 5000])
+def test_a_long_json_line_keeps_its_strings_apart(tail: list[str], before: int) -> None:
+    """Default `json.dumps` writes one line: which quotes open a string is counted over the
+    whole line, not the last 1024 characters of it."""
+    text = json.dumps(["ab"] * before + tail)
+    assert json.loads(redact_text(text)) == ["ab"] * before + tail
+
+
+@given(
+    st.text(alphabet='ab"\\\n', max_size=300),
+    st.lists(st.integers(min_value=0, max_value=300), max_size=12),
+)
+def test_quotes_are_counted_on_their_line_at_every_position_asked(
+    text: str, positions: list[int]
+) -> None:
+    """`_QuotesBefore` counts as a plain reading of each escape does, for positions asked
+    in order (each stretch read once) and out of order."""
+    counts = _QuotesBefore(text, '"')
+    for at in sorted(min(p, len(text)) for p in positions) + positions[:3]:
+        at = min(at, len(text))
+        line_start = text.rfind("\n", 0, at) + 1
+        if at - line_start > 1024:
+            continue  # out of order, only the last 1024 characters are read
+        expected = _ESCAPE_OR_QUOTE['"'].findall(text, line_start, at).count('"')
+        assert counts(at) == expected

@@ -251,12 +251,20 @@ class Listeners(Generic[L]):
                 continue
             try:
                 told(*change)
-            except Exception:  # named by its function: its object's repr may raise too
-                name = getattr(told, "__qualname__", type(told).__qualname__)
-                log.exception("change listener failed", listener=name)
+            except Exception:
+                log.exception("change listener failed", listener=_named(told))
 
     def __len__(self) -> int:
         return len(self._held)
+
+
+def _named(listener: object) -> str:
+    """A listener's name for the diagnostics, whatever it is: its function's, else its
+    type's (its own attributes, or its object's repr, may raise too)."""
+    try:
+        return str(listener.__qualname__)  # type: ignore[attr-defined]
+    except Exception:
+        return type(listener).__qualname__
 
 
 HealthStatus = Literal["healthy", "degraded", "failing"]

@@ -402,3 +402,34 @@ async def test_a_listener_that_cannot_even_be_named_is_reported_all_the_same() -
 def test_thresholds_out_of_order_are_refused(failing_below: float, degraded_below: float) -> None:
     with pytest.raises(ValueError, match="thresholds"):
         HealthTracker(failing_below=failing_below, degraded_below=degraded_below)
+
+
+class _Proxy:
+    """A callable whose attributes raise what a proxy's may: not AttributeError."""
+
+    def __getattr__(self, name: str) -> object:
+        raise KeyError(name)
+
+    def __call__(self, *change: object) -> None:
+        raise RuntimeError("the proxy's target is gone")
+
+
+async def test_a_listener_whose_attributes_raise_is_reported_all_the_same() -> None:
+    now = [0.0]
+    tracker = HealthTracker()
+    resilience = Resilience(
+        breakers=BreakerSettings(consecutive_failures=5, cooldown_s=1),
+        health=tracker,
+        clock=lambda: now[0],
+    )
+    proxy = _Proxy()
+    tracker.listen(proxy)
+    resilience.listen(proxy)
+    executor = Executor(ToolRegistry([shaky]), resilience=resilience)
+    await _run(executor, [False] * 5)
+    assert executor.circuit_state("shaky") == "open"
+    now[0] += 2
+    _plan[:] = [True]
+    outcome = await executor.run(ToolCall(name="shaky", arguments={"n": 5}), ExecutionContext())
+    assert outcome.result.unwrap() == 5
+    assert executor.circuit_state("shaky") == "closed"

@@ -281,21 +281,26 @@ _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
 # spaces (a tab escaped in JSON text too), a comma (an item of a YAML flow list,
 # `[--password, x]`: see `_flow_item`), or a line continuation and a newline (`\`; a
 # spaced PowerShell `` ` `` or cmd `^`, not markdown's code span), raw or escaped in JSON.
-_UNICODE_DASH = r"(?:[\u2010-\u2015\u2212\uff0d]|\\u(?:201[0-5]|2212|[fF]{2}0[dD]))"
-_FLAG_OPENING = r"(?:--?|(?:(?<!\w)|(?<=\\[nrt]))" + _UNICODE_DASH + "{1,2})"
+_UNICODE_DASH = r"(?:[\u2010-\u2015\u2212\uff0d]|\\{1,2}u(?:201[0-5]|2212|[fF]{2}0[dD]))"
+_ANY_DASH = "(?:-|" + _UNICODE_DASH + ")"
+# not glued to a word: after a non-word character, or an escape of one in JSON text
+_NOT_GLUED = r"(?:(?<!\w)|(?<=\\[nrtfb])|(?<=\\u[0-9a-fA-F]{4}))"
+_FLAG_OPENING = "(?:--?|" + _NOT_GLUED + _UNICODE_DASH + ")" + _ANY_DASH + "{0,2}"
+# a space, raw or escaped in JSON text (a tab, a no-break space, ...), once or twice over
+_SPACE = r"(?:" + _SP + r"|\\{1,2}t|\\u(?:00[aA]0|200[0-9aA]|202[fF]|205[fF]|3000))"
 _FLAG_WORD = re.compile(
     r"(?P<flag>" + _FLAG_OPENING + r"[A-Za-z][\w.-]{0,63})"
     r"(?:=|" + _SP + r"{0,8}(?P<comma>,)" + _SP + r"{0,8}|" + _SP + r"{0,8}"
     r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
     r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
-    r"|(?:" + _SP + r"|\\t){1,8})"
+    r"|" + _SPACE + "{1,8})"
     r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?!\")))"
 )
 # a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
 # its quotes `\"`), the next item its value: a string (`v`, its opening quote left for the
 # next match, which may be a flag itself) or a bare JSON value (`bare`: a number, a list, ...)
 _FLAG_ITEM = re.compile(
-    r"(?P<q>\\\"|[\"'])(?P<flag>(?:-{1,2}|" + _UNICODE_DASH + r"{1,2})[A-Za-z][\w.-]{0,63})"
+    r"(?P<q>\\\"|[\"'])(?P<flag>" + _ANY_DASH + r"{1,3}[A-Za-z][\w.-]{0,63})"
     r"(?P=q)"
     r"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}(?:(?=(?P<v>\\\"|[\"']))|(?=(?P<bare>[-\d\[{tfn])))"
 )
@@ -314,7 +319,7 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
 _FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|\\\\|\\(?![\"\\]))++""")  # to `,` `]` `}`
 _FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # not a value
-_ESCAPED_DASHES = re.compile(r"(?:\\u[0-9a-fA-F]{4})+")
+_ESCAPED_DASH = re.compile(r"\\{1,2}u[0-9a-fA-F]{4}")
 _JSON_SCALAR = re.compile(r"(?:-?[\d.eE+-]++|true|false|null)(?![\w\"'])")  # a number, a literal
 # a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
 # alone is too common a name to be secret anywhere else
@@ -442,9 +447,9 @@ def _redact_passes(text: str) -> str:
     if "uthorization" in lowered or "ookie" in lowered:
         text = _HEADER.sub(rf"\1{REDACTED}", text)
     if "-p" in text and ("mysql" in lowered or "mariadb" in lowered):
-        text = _MYSQL_PASSWORD.sub(_glued_password, text)
+        text = _MYSQL_PASSWORD.sub(functools.partial(_glued_password, _quote_counts(text)), text)
     if "-p" in text and "sshpass" in lowered:
-        text = _SSHPASS.sub(_glued_password, text)
+        text = _SSHPASS.sub(functools.partial(_glued_password, _quote_counts(text)), text)
     if ("-u" in text or "-U" in text) and "curl" in lowered:
         text = _CURL_USER.sub(rf"\1{REDACTED}", text)
     if "password" in text or "passwd" in text:
@@ -470,6 +475,7 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
     port than a password)."""
     parts: list[str] = []
     done = 0
+    quotes_before = _QuotesBefore(text, '"')
     for flag in flags.finditer(text):
         name, opening = flag.group("flag"), flag.group("v") or ""
         word = flags is _FLAG_WORD
@@ -485,15 +491,15 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         start = flag.end() + len(opening)
         if (after := _FLAG_AHEAD.match(text, start)) and _hides_value(after[0], word=False):
             continue  # `--no-auth-warning --pass x`: the next is a flag of its own
-        if word and opening == '"' and _ends_a_string(text, flag.start(), start - 1):
+        if word and opening == '"' and _ends_a_string(quotes_before, flag.start(), start - 1):
             continue  # `["--password=", "x"]`: that quote ends the string the flag is in
         if word and flag.group("comma"):
             if _flow_item(text, flag.start(), start - len(opening)):
                 value = _FLOW_VALUE.match(text, start) if not opening else None
                 value = value or _ITEM_VALUE[opening].match(text, start)
-            elif flag.start("comma") > flag.end("flag"):  # `--password ,x`: the word is
+            elif flag.start("comma") > flag.end("flag"):  # `--password ,x`: the comma
+                value = _ITEM_VALUE[opening].match(text, start)  # begins the value
                 start = flag.start("comma")
-                value = _ITEM_VALUE[""].match(text, start)
             else:
                 continue
         else:
@@ -510,8 +516,8 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
 def _hides_value(flag: str, word: bool) -> bool:
     """Whether a flag found in text hides its value, as in argv data (`hides_next`); a bare
     `-p` only as an item (in prose it is more often a port than a password)."""
-    if flag[0] == "\\":  # its dashes escaped in ASCII JSON text
-        flag = _ESCAPED_DASHES.sub("-", flag, count=1)
+    if "\\" in flag:  # dashes escaped in ASCII JSON text (a name has no backslash)
+        flag = _ESCAPED_DASH.sub("-", flag)
     return hides_next(flag) and not (word and flag.lstrip(_DASHES) == "p")
 
 
@@ -535,38 +541,75 @@ def _bare_end(text: str, start: int, *, escaped: bool) -> int:
     return found.end() if found is not None else start
 
 
-def _glued_password(found: re.Match[str]) -> str:
+def _glued_password(quotes: dict[str, _QuotesBefore], found: re.Match[str]) -> str:
     """`mysql -p'x'`, `sshpass -p x`: the value goes, unless the quote after `-p` ends the
     string the command is in (`"mysql -u root -p", ...`): then it opens no value."""
     kept = found.group(1)
     quote = kept[-1]
-    if quote in "'\"" and not _opens(found.string, found.end(1) - 1):
+    if quote in "'\"" and not _opens(quotes[quote], found.end(1) - 1):
         return found.group()
     return kept + REDACTED
 
 
-def _opens(text: str, quote_at: int) -> bool:
+def _opens(quotes_before: _QuotesBefore, quote_at: int) -> bool:
     """Whether the quote at `quote_at` opens a quoted text rather than ends one: an even
     number of such quotes precede it on its line."""
-    return _quotes_before(text, quote_at, text[quote_at]) % 2 == 0
+    return quotes_before(quote_at) % 2 == 0
 
 
-def _quotes_before(text: str, at: int, quote: str) -> int:
-    """How many `quote`s, not escaped, precede `at` on its line: looked back a bounded way,
-    so that counting at every match stays linear."""
-    window = max(0, at - 1024)
-    line_start = max(text.rfind("\n", window, at) + 1, window)
-    # a quote after an even run of backslashes is not escaped (`\\"`: an escaped backslash,
-    # then the quote): those after 0, less those after 1 or more, plus 2 or more, ...
+class _QuotesBefore:
+    """How many `quote`s, not escaped, precede a position on its line, in one text, asked
+    at positions in the order a scan meets them: each stretch of a line is read once, so
+    counting at every match stays linear however long the line (one JSON text on one
+    line). A position before the last one asked is counted over a bounded look-back."""
+
+    __slots__ = ("_at", "_counted", "_text", "quote")
+
+    def __init__(self, text: str, quote: str) -> None:
+        self._text, self.quote = text, quote
+        self._at = self._counted = 0  # `_counted` quotes on its line up to `_at`
+
+    def __call__(self, at: int) -> int:
+        text, last = self._text, self._at
+        if at < last:
+            window = max(0, at - 1024)
+            return _quotes_in(text, max(text.rfind("\n", window, at) + 1, window), at, self.quote)
+        newline = text.rfind("\n", last, at)
+        if newline >= 0:  # a new line: counted from its start
+            start, counted = newline + 1, 0
+        else:  # on from the last position, with the escapes begun before it
+            start, counted = last, self._counted
+            run = 0
+            while run < 64 and start > run and text[start - run - 1] == "\\":
+                run += 1
+            if run == 64:  # a run of backslashes as long as that: look back a bounded way
+                window = max(0, at - 1024)
+                return _quotes_in(
+                    text, max(text.rfind("\n", window, at) + 1, window), at, self.quote
+                )
+            start -= run
+        counted += _quotes_in(text, start, at, self.quote)
+        self._at, self._counted = at, counted
+        return counted
+
+
+def _quotes_in(text: str, start: int, end: int, quote: str) -> int:
+    """How many `quote`s, not escaped, are in `text[start:end]` (`start` not within a run of
+    backslashes): a quote after an even run of backslashes is not escaped (`\\"`: an escaped
+    backslash, then the quote): those after 0, less those after 1 or more, plus 2 or more…"""
     found, sign, escaped = 0, 1, quote
-    while (after := text.count(escaped, line_start, at)) and len(escaped) <= 16:
+    while (after := text.count(escaped, start, end)) and len(escaped) <= 16:
         found, sign, escaped = found + sign * after, -sign, "\\" + escaped
     if after:  # a run of backslashes longer than that: read each escape
-        return _ESCAPE_OR_QUOTE[quote].findall(text, line_start, at).count(quote)
+        return _ESCAPE_OR_QUOTE[quote].findall(text, start, end).count(quote)
     return found
 
 
 _ESCAPE_OR_QUOTE = {quote: re.compile(r"\\.|(" + quote + ")", re.DOTALL) for quote in "\"'"}
+
+
+def _quote_counts(text: str) -> dict[str, _QuotesBefore]:
+    return {quote: _QuotesBefore(text, quote) for quote in "\"'"}
 
 
 def _closes_on_its_line(text: str, start: int, quote: str) -> bool:
@@ -574,13 +617,13 @@ def _closes_on_its_line(text: str, start: int, quote: str) -> bool:
     return text.find(quote, start, line_end if line_end >= 0 else len(text)) >= 0
 
 
-def _ends_a_string(text: str, name_at: int, quote_at: int) -> bool:
+def _ends_a_string(quotes_before: _QuotesBefore, name_at: int, quote_at: int) -> bool:
     """Whether the quote at `quote_at`, after a name at `name_at`, ends the JSON string the
     name is in (`"export PASSWORD=", "x"`) rather than opening a value: what follows it
     closes a string, and an odd number of quotes opens the name's line."""
     return (
-        bool(_CLOSES_STRING.match(text, quote_at + 1))
-        and _quotes_before(text, name_at, '"') % 2 == 1
+        bool(_CLOSES_STRING.match(quotes_before._text, quote_at + 1))
+        and quotes_before(name_at) % 2 == 1
     )
 
 
@@ -590,6 +633,7 @@ def _redact_assignments(text: str) -> str:
     stays JSON; `null` stays, as `redact` keeps None."""
     parts: list[str] = []
     done = line_start = scanned = 0
+    quotes_before = _QuotesBefore(text, '"')
     for name in _NAME_ASSIGNED.finditer(text):
         if name.start() < done or not is_secret_key(name.group(1)):
             continue
@@ -598,7 +642,11 @@ def _redact_assignments(text: str) -> str:
         if text.startswith("$'", start) and _closes_on_its_line(text, start + 2, "'"):
             start += 1  # a shell's `$'...'` quoting, closed on its line: `$` stays
         opening = text[start : start + 1]
-        if opening == '"' and separator[:1] != '"' and _ends_a_string(text, name.start(), start):
+        if (
+            opening == '"'
+            and separator[:1] != '"'
+            and _ends_a_string(quotes_before, name.start(), start)
+        ):
             continue  # `["PASSWORD=", "x"]`: that quote ends the string the name is in
         # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
         named = '\\"' if separator.startswith("\\") else separator[:1]
