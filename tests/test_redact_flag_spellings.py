@@ -239,3 +239,25 @@ def test_quotes_are_counted_on_their_line_at_every_position_asked(
             continue  # out of order, only the last 1024 characters are read
         expected = _ESCAPE_OR_QUOTE['"'].findall(text, line_start, at).count('"')
         assert counts(at) == expected
+
+
+@pytest.mark.parametrize(
+    "value", ["\u2212api-key\t: Zqhunter2xyz", "-token Zqhunter2xyz", "--secret: Zqhunter2xyz"]
+)
+def test_a_value_that_opens_like_a_flag_but_is_no_word_goes(value: str) -> None:
+    """A flag is one word (`--token`); an item with spaces after its dashes is a value,
+    in argv data and as a JSON item alike."""
+    argv = ["tool", "--password", value]
+    assert "Zqhunter2xyz" not in orjson.dumps(redact(argv)).decode()
+    for text in (json.dumps(argv), json.dumps(argv, ensure_ascii=False)):
+        assert "Zqhunter2xyz" not in redact_text(text)
+
+
+def test_a_list_cut_off_in_json_in_a_json_string_ends_with_that_string() -> None:
+    """JSON text held in a JSON string, a flag's value a list that string cuts off: the
+    value ends where the string does, so the text around it stays JSON."""
+    inner = '["psql", "--password", ["Zqhunter2xyz", "more'  # cut off by max_tokens
+    text = json.dumps({"arguments": inner, "n": 1})
+    shown = redact_text(text)
+    assert "Zqhunter2xyz" not in shown
+    assert json.loads(shown)["n"] == 1

@@ -268,8 +268,10 @@ _BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see 
 # inside a list or an object: its strings (read as strings, so a bracket in one is not
 # one), and its brackets; in JSON text, or in JSON text held in a JSON string (`\"`)
 _STRUCTURE = re.compile(r'"(?:[^"\\\n]++|\\[^\n])*+"?|\'(?:[^\'\\\n]++|\\[^\n])*+\'?|[\[\]{}]')
+# (there, an escaped backslash is read whole, and a quote not escaped ends the string the
+# JSON text is in: a list or object cut off in it ends there)
 _ESCAPED_STRUCTURE = re.compile(
-    r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(?:\\")?|[\[\]{}]'
+    r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(?:\\")?|\\\\|[\[\]{}"]'
 )
 # a list or an object whose first string is written `\"`: JSON text in a JSON string
 _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
@@ -489,8 +491,13 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
                 done = end
             continue
         start = flag.end() + len(opening)
-        if (after := _FLAG_AHEAD.match(text, start)) and _hides_value(after[0], word=False):
-            continue  # `--no-auth-warning --pass x`: the next is a flag of its own
+        after = _FLAG_AHEAD.match(text, start)
+        if (
+            after
+            and _hides_value(after[0], word=False)
+            and (word or text.startswith(opening, after.end()))
+        ):
+            continue  # `--no-auth-warning --pass x`: the next is a flag of its own (an item whole)
         if word and opening == '"' and _ends_a_string(quotes_before, flag.start(), start - 1):
             continue  # `["--password=", "x"]`: that quote ends the string the flag is in
         if word and flag.group("comma"):
@@ -735,10 +742,13 @@ def _indent_end(text: str, at: int) -> int:
 
 def _structure_end(text: str, start: int, escaped: bool) -> tuple[int, bool]:
     """Where the list or object opening at `start` ends, and whether it does: after its
-    matching bracket, or at the end of the text when it was cut off before it."""
+    matching bracket, or where it was cut off: the end of the text, or of the JSON string
+    holding it (`escaped`)."""
     depth = 0
     for token in (_ESCAPED_STRUCTURE if escaped else _STRUCTURE).finditer(text, start):
         found = token.group()
+        if found == '"':  # (escaped) the end of the string the JSON text is in
+            return token.start(), False
         if found == "[" or found == "{":
             depth += 1
         elif found == "]" or found == "}":
@@ -851,12 +861,13 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
 
 def _hiding_flag(item: object) -> bool:
     """Whether an argv item is a flag whose value, the next item, is a secret."""
-    if not isinstance(item, str) or "=" in item:
+    if not isinstance(item, str) or not item.startswith(_FLAG_OPENINGS):
         return False
-    return item.startswith(_FLAG_OPENINGS) and hides_next(item)
+    return _FLAG_NAME.fullmatch(item.lstrip(_DASHES)) is not None and hides_next(item)
 
 
 _FLAG_OPENINGS = tuple(_DASHES)
+_FLAG_NAME = re.compile(r"[A-Za-z][\w.-]{0,63}")  # a word: `-x y: z` is a value, not a flag
 
 
 def _secret_pair(items: list[object] | tuple[object, ...]) -> bool:
