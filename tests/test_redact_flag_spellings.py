@@ -261,3 +261,26 @@ def test_a_list_cut_off_in_json_in_a_json_string_ends_with_that_string() -> None
     shown = redact_text(text)
     assert "Zqhunter2xyz" not in shown
     assert json.loads(shown)["n"] == 1
+
+
+@pytest.mark.parametrize("flag", ["--password ", "--password:", "--password,", "--password\n"])
+def test_a_flag_item_not_quite_a_word_still_hides_the_next(flag: str) -> None:
+    """Whether an item starts hiding is read loosely (as before this was tightened): only
+    whether it is a flag of its own, after another, asks for one word."""
+    shown = orjson.dumps(redact({"argv": ["tool", flag, "Zqhunter2xyz"]})).decode()
+    assert "Zqhunter2xyz" not in shown
+
+
+def test_an_escaped_backslash_at_the_end_of_a_cut_off_list_ends_no_string() -> None:
+    text = json.dumps({"p": '{"passwords": ["abc\\', "q": "x"})
+    assert json.loads(redact_text(text))["q"] == "x"
+
+
+@pytest.mark.parametrize("run", [62, 64, 200])
+def test_a_long_run_of_backslashes_does_not_lose_count_of_the_line(run: int) -> None:
+    """After a run of backslashes of any length, quotes are still counted over the whole
+    line: one-line JSON stays JSON, and an assignment in text is still hidden."""
+    data = ["run", "\\" * (run // 2) + "--password=", "y", "p" * 1100, "--password=", "z"]
+    assert json.loads(redact_text(json.dumps(data))) == data
+    line = "\\" * run + 'PASSWORD=":a" "' + "p" * 1100 + '" PASSWORD=":Zqhunter2xyz"'
+    assert "Zqhunter2xyz" not in redact_text(line)

@@ -271,7 +271,7 @@ _STRUCTURE = re.compile(r'"(?:[^"\\\n]++|\\[^\n])*+"?|\'(?:[^\'\\\n]++|\\[^\n])*
 # (there, an escaped backslash is read whole, and a quote not escaped ends the string the
 # JSON text is in: a list or object cut off in it ends there)
 _ESCAPED_STRUCTURE = re.compile(
-    r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(?:\\")?|\\\\|[\[\]{}"]'
+    r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^"\\\n]|\\[^\n]))*+(?:\\")?|\\\\|[\[\]{}"]'
 )
 # a list or an object whose first string is written `\"`: JSON text in a JSON string
 _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
@@ -586,14 +586,9 @@ class _QuotesBefore:
             start, counted = newline + 1, 0
         else:  # on from the last position, with the escapes begun before it
             start, counted = last, self._counted
-            run = 0
-            while run < 64 and start > run and text[start - run - 1] == "\\":
+            run = 0  # (positions asked are never within one run: each is walked once)
+            while start > run and text[start - run - 1] == "\\":
                 run += 1
-            if run == 64:  # a run of backslashes as long as that: look back a bounded way
-                window = max(0, at - 1024)
-                return _quotes_in(
-                    text, max(text.rfind("\n", window, at) + 1, window), at, self.quote
-                )
             start -= run
         counted += _quotes_in(text, start, at, self.quote)
         self._at, self._counted = at, counted
@@ -845,7 +840,9 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
             result.append(f"-p{REDACTED}")  # `mysql -phunter22`
             continue
         hiding = _hiding_flag(item)
-        if hide_next and not hiding:  # `--no-auth-warning --pass x`: a flag of its own
+        # after a hiding flag its value, unless this is a flag of its own and one word
+        # (`--no-auth-warning --pass x`; `-x: y` is a value)
+        if hide_next and not (hiding and _one_word(item)):
             hidden = REDACTED
             if curl and isinstance(item, str) and ":" in item:  # `-u user:pw`
                 hidden = f"{item.split(':', 1)[0]}:{REDACTED}"
@@ -861,13 +858,21 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
 
 def _hiding_flag(item: object) -> bool:
     """Whether an argv item is a flag whose value, the next item, is a secret."""
-    if not isinstance(item, str) or not item.startswith(_FLAG_OPENINGS):
-        return False
-    return _FLAG_NAME.fullmatch(item.lstrip(_DASHES)) is not None and hides_next(item)
+    return (
+        isinstance(item, str)
+        and item.startswith(_FLAG_OPENINGS)
+        and "=" not in item
+        and hides_next(item)
+    )
+
+
+def _one_word(flag: object) -> bool:
+    """Whether a flag is one word after its dashes: `-x y: z` is a value, not a flag."""
+    return isinstance(flag, str) and _FLAG_NAME.fullmatch(flag.lstrip(_DASHES)) is not None
 
 
 _FLAG_OPENINGS = tuple(_DASHES)
-_FLAG_NAME = re.compile(r"[A-Za-z][\w.-]{0,63}")  # a word: `-x y: z` is a value, not a flag
+_FLAG_NAME = re.compile(r"[A-Za-z][\w.-]{0,63}")
 
 
 def _secret_pair(items: list[object] | tuple[object, ...]) -> bool:
