@@ -17,7 +17,7 @@ import sys
 
 from toolrail.core.redact import redact, redact_text
 
-__all__ = ["Diagnostics", "get_logger"]
+__all__ = ["Diagnostics", "callable_name", "get_logger"]
 
 
 class Diagnostics:
@@ -58,6 +58,17 @@ class Diagnostics:
         except Exception:  # a diagnostic never breaks what it reports on, nor shows raw values
             text = f"{event} (fields withheld: they could not be redacted)"
         self._logger.log(level, "%s", text)
+
+
+def callable_name(function: object) -> str:
+    """A user's callable (a sink, a listener), named for the diagnostics that report its
+    failure: its own name, else its type's. Never raises: a proxy's attributes may raise
+    anything, and the report must not fail the call it is made for."""
+    try:
+        name = getattr(function, "__qualname__", None)
+        return name if isinstance(name, str) and name else type(function).__name__
+    except Exception:
+        return type(function).__name__
 
 
 def get_logger(name: str) -> Diagnostics:

@@ -22,7 +22,7 @@ from typing import Generic, Literal, TypeVar
 import tenacity
 from returns.result import Failure, Result, Success
 
-from toolrail._diagnostics import get_logger
+from toolrail._diagnostics import callable_name, get_logger
 from toolrail.core.errors import (
     Cancelled,
     CircuitOpen,
@@ -252,19 +252,10 @@ class Listeners(Generic[L]):
             try:
                 told(*change)
             except Exception:
-                log.exception("change listener failed", listener=_named(told))
+                log.exception("change listener failed", listener=callable_name(told))
 
     def __len__(self) -> int:
         return len(self._held)
-
-
-def _named(listener: object) -> str:
-    """A listener's name for the diagnostics, whatever it is: its function's, else its
-    type's (its own attributes, or its object's repr, may raise too)."""
-    try:
-        return str(listener.__qualname__)  # type: ignore[attr-defined]
-    except Exception:
-        return type(listener).__qualname__
 
 
 HealthStatus = Literal["healthy", "degraded", "failing"]

@@ -433,3 +433,12 @@ async def test_a_listener_whose_attributes_raise_is_reported_all_the_same() -> N
     outcome = await executor.run(ToolCall(name="shaky", arguments={"n": 5}), ExecutionContext())
     assert outcome.result.unwrap() == 5
     assert executor.circuit_state("shaky") == "closed"
+
+
+async def test_a_sink_whose_attributes_raise_never_breaks_a_call() -> None:
+    """The sink's failure is reported under a name found without asking the sink, as a
+    listener's is (one helper names both)."""
+    executor = Executor(ToolRegistry([shaky]), sinks=[_Proxy()])
+    _plan[:] = [True]
+    outcome = await executor.run(ToolCall(name="shaky", arguments={"n": 3}), ExecutionContext())
+    assert outcome.result.unwrap() == 3

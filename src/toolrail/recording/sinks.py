@@ -6,7 +6,7 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Iterable
 
-from toolrail._diagnostics import get_logger
+from toolrail._diagnostics import callable_name, get_logger
 from toolrail.recording.events import Sink, ToolEvent
 
 log = get_logger("toolrail.recording.sinks")
@@ -29,7 +29,9 @@ class Fanout:
             except BaseException as error:  # a sink's failure of any kind never breaks a call
                 if isinstance(error, asyncio.CancelledError) and _being_cancelled():
                     raise  # not the sink's: the call's own task, let it stop
-                log.exception("sink failed", sink=_name(sink), event_type=type(event).__name__)
+                log.exception(
+                    "sink failed", sink=callable_name(sink), event_type=type(event).__name__
+                )
                 continue
             if returned is not None and inspect.isawaitable(returned):
                 self._background(returned, sink)
@@ -40,7 +42,7 @@ class Fanout:
         except RuntimeError:  # called from sync code: there is nothing to run it on
             if inspect.iscoroutine(awaitable):
                 awaitable.close()
-            log.warning("async sink called outside an event loop", sink=_name(sink))
+            log.warning("async sink called outside an event loop", sink=callable_name(sink))
             return
         task = asyncio.ensure_future(self._bounded(awaitable, sink))
         self._pending.add(task)
@@ -50,9 +52,11 @@ class Fanout:
         try:
             await asyncio.wait_for(awaitable, self.timeout_s)
         except TimeoutError:
-            log.warning("sink too slow, event dropped", sink=_name(sink), timeout_s=self.timeout_s)
+            log.warning(
+                "sink too slow, event dropped", sink=callable_name(sink), timeout_s=self.timeout_s
+            )
         except Exception:
-            log.exception("sink failed", sink=_name(sink))
+            log.exception("sink failed", sink=callable_name(sink))
 
     async def drain(self) -> None:
         """Wait for async sinks still handling events (each bounded by `timeout_s`)."""
@@ -68,7 +72,3 @@ def _being_cancelled() -> bool:
     except RuntimeError:  # no loop running
         return False
     return task is not None and task.cancelling() > 0
-
-
-def _name(sink: Sink) -> str:
-    return getattr(sink, "__qualname__", None) or type(sink).__name__
