@@ -570,14 +570,14 @@ class _QuotesBefore:
     counting at every match stays linear however long the line (one JSON text on one
     line). A position before the last one asked is counted over a bounded look-back."""
 
-    __slots__ = ("_at", "_counted", "_text", "quote")
+    __slots__ = ("_at", "_counted", "quote", "text")
 
     def __init__(self, text: str, quote: str) -> None:
-        self._text, self.quote = text, quote
+        self.text, self.quote = text, quote
         self._at = self._counted = 0  # `_counted` quotes on its line up to `_at`
 
     def __call__(self, at: int) -> int:
-        text, last = self._text, self._at
+        text, last = self.text, self._at
         if at < last:
             window = max(0, at - 1024)
             return _quotes_in(text, max(text.rfind("\n", window, at) + 1, window), at, self.quote)
@@ -624,7 +624,7 @@ def _ends_a_string(quotes_before: _QuotesBefore, name_at: int, quote_at: int) ->
     name is in (`"export PASSWORD=", "x"`) rather than opening a value: what follows it
     closes a string, and an odd number of quotes opens the name's line."""
     return (
-        bool(_CLOSES_STRING.match(quotes_before._text, quote_at + 1))
+        bool(_CLOSES_STRING.match(quotes_before.text, quote_at + 1))
         and quotes_before(name_at) % 2 == 1
     )
 
