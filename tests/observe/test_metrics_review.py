@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import anyio
+import anyio.abc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -82,24 +83,22 @@ async def test_calls_awaiting_an_approver_are_pending_until_answered_or_cancelle
     executor = Executor(ToolRegistry([deploy]), sinks=[sink], gates=gates)
     calls = [ToolCall(name="deploy", arguments={"env": "prod"}) for _ in range(5)]
     with _served(sink) as (_, scrape):
-        with anyio.fail_after(10):
-            async with anyio.create_task_group() as group:
-                for call in calls:
-                    group.start_soon(executor.run, call, ExecutionContext())
-                await asked.wait()
-                assert (await anyio.to_thread.run_sync(scrape))[PENDING] == 5
-                answer.set()
-        assert (await anyio.to_thread.run_sync(scrape))[PENDING] == 0
 
-        asked, answer, waiting = anyio.Event(), anyio.Event(), 0
-        with anyio.fail_after(10):
-            async with anyio.create_task_group() as group:
-                for call in calls:
-                    group.start_soon(executor.run, call, ExecutionContext())
-                await asked.wait()
-                assert (await anyio.to_thread.run_sync(scrape))[PENDING] == 5
-                group.cancel_scope.cancel()
-        assert (await anyio.to_thread.run_sync(scrape))[PENDING] == 0
+        async def five_asked_then(end: Callable[[anyio.abc.TaskGroup], None]) -> None:
+            """Five calls wait for the approver, are pending, then `end` them: none is."""
+            nonlocal asked, answer, waiting
+            asked, answer, waiting = anyio.Event(), anyio.Event(), 0
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as group:
+                    for call in calls:
+                        group.start_soon(executor.run, call, ExecutionContext())
+                    await asked.wait()
+                    assert (await anyio.to_thread.run_sync(scrape))[PENDING] == 5
+                    end(group)
+            assert (await anyio.to_thread.run_sync(scrape))[PENDING] == 0
+
+        await five_asked_then(lambda group: answer.set())  # the person answers
+        await five_asked_then(lambda group: group.cancel_scope.cancel())  # the calls stop
 
 
 def test_clients_trickling_headers_cannot_lock_a_scrape_out() -> None:
