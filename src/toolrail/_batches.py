@@ -68,8 +68,12 @@ class BackgroundBatches(Generic[T]):
         linger_until: Literal["put", "flush"],
         max_queued: int = MAX_QUEUED,
         stall_s: float = STALL_S,
+        forked: Callable[[], None] | None = None,
     ) -> None:
+        """`forked`: called in a child made by `os.fork`, after the queue is emptied (what
+        `handle` writes to may need opening anew there)."""
         self._handle = handle
+        self._forked = forked
         self._name = name
         self._linger = linger
         self._linger_until = linger_until
@@ -197,6 +201,8 @@ def flush_at_exit_first() -> None:
 def _after_fork_in_child() -> None:
     for batches in list(_LIVE):
         batches._fresh()
+        if batches._forked is not None:
+            batches._forked()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -18,7 +18,6 @@ import asyncio
 import fcntl
 import os
 import threading
-import weakref
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -70,9 +69,12 @@ class JsonlCallLog:
         self._fd: int | None = None
         self._day: date | None = None
         self._writer = BackgroundBatches(
-            self._write_batch, name="toolrail-call-log", linger=_LINGER_S, linger_until="put"
+            self._write_batch,
+            name="toolrail-call-log",
+            linger=_LINGER_S,
+            linger_until="put",
+            forked=self._forked,
         )
-        _OPEN.add(self)
 
     def __call__(self, event: ToolEvent) -> None:
         """Queue a finished call for the writer thread: no I/O and no record building here."""
@@ -248,17 +250,6 @@ class JsonlCallLog:
         if details:
             record["details"] = self._clean(details, self.max_output_bytes)
         return record
-
-
-_OPEN: weakref.WeakSet[JsonlCallLog] = weakref.WeakSet()
-
-
-def _after_fork_in_child() -> None:
-    for call_log in list(_OPEN):
-        call_log._forked()
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _common(event: ToolCompleted | ToolFailed) -> dict[str, Any]:
