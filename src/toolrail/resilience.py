@@ -247,15 +247,19 @@ class Listeners(Generic[L]):
         the call whose outcome made the change, nor keeps the others from hearing of it."""
         for one in tuple(self._held):
             told = one()
-            if told is None:  # its owner is gone
-                continue
-            try:
-                told(*change)
-            except Exception:
-                log.exception("change listener failed", listener=callable_name(told))
+            if told is not None:  # else its owner is gone
+                _tell(told, *change)
 
     def __len__(self) -> int:
         return len(self._held)
+
+
+def _tell(listener: Callable[..., None], *change: object) -> None:
+    """Tell one listener of a change; its failure is reported, never the call's."""
+    try:
+        listener(*change)
+    except Exception:
+        log.exception("change listener failed", listener=callable_name(listener))
 
 
 HealthStatus = Literal["healthy", "degraded", "failing"]
@@ -498,10 +502,7 @@ class Resilience:
         else:
             self._not_closed.add(breaker.name)
         if self.on_change is not None:
-            try:
-                self.on_change(breaker.name, breaker.state)
-            except Exception:  # as a listener's: never the call's failure
-                log.exception("circuit on_change failed", breaker=breaker.name)
+            _tell(self.on_change, breaker.name, breaker.state)
         self._listeners.tell(breaker.name, breaker.state)
 
     def listen(self, listener: BreakerListener) -> None:
