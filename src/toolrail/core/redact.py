@@ -217,7 +217,9 @@ _HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header va
 )
 # a word: to a space or a quote, and not into an escaped quote (`\"` in JSON text; `\\`,
 # an escaped backslash, is read whole, so the quote after it still ends the string)
-_VALUE_WORD = r"""(?:[^\s"'\\]++|\\\\|\\(?![\"\\]))++"""
+_ESCAPES_NO_QUOTE = r"\\\\|\\(?![\"\\])"
+"""An escaped backslash, read whole, or a backslash escaping anything but a quote."""
+_VALUE_WORD = r"""(?:[^\s"'\\]++|""" + _ESCAPES_NO_QUOTE + ")++"
 # a value after a flag: quoted (`-p'x y'`) when its quote closes on the line, else a word
 _WORD_OR_QUOTED = (
     r"""(?:(?<=')[^'\n]{1,4096}+(?=')|(?<=")[^"\n]{1,4096}+(?=")|""" + _VALUE_WORD + ")"
@@ -263,7 +265,7 @@ _STRING_VALUE = re.compile(
     r"|'(?:[^'\\\n]++|\\[^\n])*+(')?"
 )
 _BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see `_VALUE_WORD`)
-    r"(?:[^\s\"'&,;}\[\]\\]|\\\\|\\(?![\"\\])){1,65536}"
+    r"(?:[^\s\"'&,;}\[\]\\]|" + _ESCAPES_NO_QUOTE + "){1,65536}"
 )
 # inside a list or an object: its strings (read as strings, so a bracket in one is not
 # one), and its brackets; in JSON text, or in JSON text held in a JSON string (`\"`)
@@ -319,7 +321,7 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
     '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
 }
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
-_FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|\\\\|\\(?![\"\\]))++""")  # to `,` `]` `}`
+_FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|""" + _ESCAPES_NO_QUOTE + ")++")  # to , ] }
 _FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # not a value
 _ESCAPED_DASH = re.compile(r"\\{1,2}u[0-9a-fA-F]{4}")
 _JSON_SCALAR = re.compile(r"(?:-?[\d.eE+-]++|true|false|null)(?![\w\"'])")  # a number, a literal
