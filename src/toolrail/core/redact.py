@@ -48,6 +48,7 @@ it, never a backtracking stall.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterable, Mapping
@@ -257,7 +258,7 @@ _NAME_ASSIGNED = re.compile(
 # The value after a secret name. A string is read with its escapes, so an escaped quote
 # does not end it: `"..."`, `'...'`, and `\"...\"` inside JSON text held in a JSON string
 # (where `\\` escapes the next escape). A list or an object is taken to its matching
-# bracket (`_structure_end`). Anything else runs to a separator. Each alternative starts
+# bracket (`_Structures`). Anything else runs to a separator. Each alternative starts
 # with a different character and no repeat can match what its neighbour does: linear.
 _STRING_VALUE = re.compile(
     r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(\\")?'
@@ -480,6 +481,7 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
     parts: list[str] = []
     done = 0
     quotes_before = _QuotesBefore(text, '"')
+    structures = _StructuresOf(text)
     for flag in flags.finditer(text):
         name, opening = flag.group("flag"), flag.group("v") or ""
         word = flags is _FLAG_WORD
@@ -487,7 +489,7 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
             continue
         if flag.groupdict().get("bare"):
             quote = flag.group("q")  # the value made a string, quoted as the flag is
-            end = _bare_end(text, flag.end(), escaped=quote == '\\"')
+            end = _bare_end(structures[quote == '\\"'], flag.end())
             if end > flag.end():
                 parts += [text[done : flag.end()], f"{quote}{REDACTED}{quote}"]
                 done = end
@@ -538,11 +540,12 @@ def _flow_item(text: str, flag_at: int, value_at: int) -> bool:
     return before.endswith(("[", ",")) and _FLAG_AHEAD.match(text, value_at) is None
 
 
-def _bare_end(text: str, start: int, *, escaped: bool) -> int:
+def _bare_end(structures: _Structures, start: int) -> int:
     """Where the bare JSON value (a number, a literal, a list, an object) at `start` ends;
     `start` if there is none. A list or object cut off ends with its line."""
+    text = structures.text
     if text[start] in "[{":
-        end, whole = _structure_end(text, start, escaped)
+        end, whole = structures.end(start)
         if not whole and (newline := text.find("\n", start, end)) >= 0:
             return newline
         return end
@@ -638,6 +641,7 @@ def _redact_assignments(text: str) -> str:
     parts: list[str] = []
     done = line_start = scanned = 0
     quotes_before = _QuotesBefore(text, '"')
+    structures = _StructuresOf(text)
     for name in _NAME_ASSIGNED.finditer(text):
         if name.start() < done or not is_secret_key(name.group(1)):
             continue
@@ -668,7 +672,7 @@ def _redact_assignments(text: str) -> str:
             if text.startswith(REDACTED, start):
                 continue  # an earlier pass's
             escaped = bool(named == '\\"' or _ESCAPED_OPENING.match(text, start))
-            end, whole = _structure_end(text, start, escaped)
+            end, whole = structures[escaped].end(start)
             quote = named
             closed = quote if whole else ""
         elif value := _STRING_VALUE.match(text, start):
@@ -737,22 +741,92 @@ def _indent_end(text: str, at: int) -> int:
     return found.end() if found is not None else at
 
 
-def _structure_end(text: str, start: int, escaped: bool) -> tuple[int, bool]:
-    """Where the list or object opening at `start` ends, and whether it does: after its
-    matching bracket, or where it was cut off: the end of the text, or of the JSON string
-    holding it (`escaped`)."""
-    depth = 0
-    for token in (_ESCAPED_STRUCTURE if escaped else _STRUCTURE).finditer(text, start):
-        found = token.group()
-        if found == '"':  # (escaped) the end of the string the JSON text is in
-            return token.start(), False
-        if found == "[" or found == "{":
-            depth += 1
-        elif found == "]" or found == "}":
-            depth -= 1
-            if depth == 0:
-                return token.end(), True
-    return len(text), False
+class _Structures:
+    """Where the lists and objects opening in one text end: after the matching bracket, or
+    where cut off (the end of the text, or of the JSON string holding one: `escaped`).
+
+    Asked in the order they open, this stays linear when many are cut off one after another
+    (`'"--password", [\\n' * n`), which scanning each to the end of the text makes quadratic.
+    Strings do not run over a newline, so scans from any two openings read the same
+    brackets once past the first newline after both. The first scan that finds its
+    structure cut off keeps the level after each of its brackets and the lowest level from
+    there on. A later scan, once past its own first newline, reaches one of those brackets;
+    if the level never comes back down to where the later structure would close, the later
+    structure is cut off too, told at once. If it does come back down, the scan goes on to
+    the close, and the caller goes past it."""
+
+    __slots__ = ("_from", "_levels", "_lowest", "_starts", "pattern", "text")
+
+    def __init__(self, text: str, *, escaped: bool) -> None:
+        self.text = text
+        self.pattern = _ESCAPED_STRUCTURE if escaped else _STRUCTURE
+        self._from = len(text)  # the kept scan's first newline: it is shared past this
+        self._starts: list[int] = []  # the kept scan's brackets
+        self._levels: list[int] = []  # its level after each of them
+        self._lowest: list[int] = []  # the lowest level from each of them on
+
+    def end(self, start: int) -> tuple[int, bool]:
+        """Where the list or object opening at `start` ends, and whether it is closed."""
+        text = self.text
+        depth, keeping = 0, not self._starts
+        starts: list[int] = []
+        levels: list[int] = []
+        newline = -1  # the first newline after `start`, once the scan has passed one
+        searched = start
+        for token in self.pattern.finditer(text, start):
+            found = token.group()
+            if found == '"':  # (escaped) the end of the string the JSON text is in
+                return token.start(), False
+            if found == "[" or found == "{":
+                depth += 1
+            elif found == "]" or found == "}":
+                depth -= 1
+                if depth == 0:
+                    return token.end(), True
+            else:
+                continue
+            at = token.start()
+            if keeping:
+                starts.append(at)
+                levels.append(depth)
+            elif newline < 0:
+                newline = text.find("\n", searched, at)
+                searched = at
+                if newline >= 0 and at > self._from and self._cut_off(at, depth):
+                    return len(text), False
+        if keeping:
+            self._keep(start, starts, levels)
+        return len(text), False
+
+    def _cut_off(self, at: int, depth: int) -> bool:
+        """Whether the kept scan, from its bracket at `at`, never comes back down by `depth`
+        levels: so a structure `depth` deep there is never closed (asked once per scan)."""
+        index = bisect.bisect_left(self._starts, at)
+        if index == len(self._starts) or self._starts[index] != at:
+            return False  # not one of its brackets (cannot be, past both newlines)
+        return self._lowest[index] > self._levels[index] - depth
+
+    def _keep(self, start: int, starts: list[int], levels: list[int]) -> None:
+        newline = self.text.find("\n", start)
+        if newline < 0:
+            return  # nothing past a newline to share
+        lowest = levels.copy()
+        for index in range(len(lowest) - 2, -1, -1):
+            lowest[index] = min(lowest[index], lowest[index + 1])
+        self._from, self._starts, self._levels, self._lowest = newline, starts, levels, lowest
+
+
+class _StructuresOf(dict[bool, _Structures]):
+    """A text's `_Structures`, in JSON text (False) and in JSON text held in a JSON string
+    (True), each made when first asked for."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def __missing__(self, escaped: bool) -> _Structures:
+        made = self[escaped] = _Structures(self.text, escaped=escaped)
+        return made
 
 
 def _url_user(match: re.Match[str]) -> str:
