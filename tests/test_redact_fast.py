@@ -83,7 +83,9 @@ _URL_CREDENTIALS = re.compile(  # to the last `@` before any `/`; or with `/` bu
 )
 _URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no password
 _HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value
-    r"((?i:authorization|cookie)[\"']?[ \t]{0,8}[:=][ \t]{0,8})(?:\\.|[^\"'\n\r\\]){1,2048}"
+    r"((?i:authorization|cookie)[\"']?[ \t]{0,8}[:=][ \t]{0,8})"
+    # its quoted parameters too (`Digest username="u", response="..."`), since bd81dd1
+    r"(?:\\.|=[\"'][^\"'\n\r,]{0,256}[\"']|[^\"'\n\r\\]){1,2048}"
 )
 # `mysql -p'x'`, `sshpass -p "x"`: as the policy has them now (quoted values, c4c84e7)
 _MYSQL_PASSWORD = fast._MYSQL_PASSWORD
@@ -104,6 +106,15 @@ def oracle_redact_text(text: str) -> str:
     """Text with token-like substrings and assigned secrets replaced."""
     if len(text) < _SHORTEST_SECRET:
         return text
+    # JSON strings redacted as the text they hold, as the policy has them now (since bd81dd1)
+    held: list[str] = []
+    if '"' in text and "\0" not in text:
+        text, held = fast._held_strings(text)
+    text = _oracle_passes(text)
+    return fast._restored(text, held) if held else text
+
+
+def _oracle_passes(text: str) -> str:
     text = _RUN.sub(_token, text)
     for guards, pattern in _FAMILIES:
         if any(guard in text for guard in guards):

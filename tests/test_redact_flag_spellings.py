@@ -104,9 +104,16 @@ def test_text_without_a_secret_flag_is_left_alone(text: str) -> None:
 )
 def test_an_escaped_backslash_before_a_quote_does_not_open_a_value(data: object) -> None:
     """`\\\\"` is an escaped backslash, then the quote that ends the string: a flag at the
-    end of a JSON string takes nothing from the next one, and the JSON stays JSON."""
+    end of a JSON string takes nothing from the next one, and the JSON stays JSON: read as
+    its data when it is JSON whole, and by the passes inside a line of a log."""
     for text in (json.dumps(data), json.dumps(data, ensure_ascii=False)):
-        assert json.loads(redact_text(text)) == data
+        assert json.loads(redact_text(text)) == redact(data)
+        logged = redact_text(f"log: {text}")
+        assert logged.startswith("log: ")
+        if isinstance(data, dict):
+            assert json.loads(logged.removeprefix("log: ")) == redact(data)
+        else:
+            assert json.loads(logged.removeprefix("log: "))[:2] == data[:2]  # type: ignore[index]
 
 
 @given(
@@ -218,8 +225,10 @@ def test_a_quoted_value_after_a_spaced_comma_goes(quote: str) -> None:
 def test_a_long_json_line_keeps_its_strings_apart(tail: list[str], before: int) -> None:
     """Default `json.dumps` writes one line: which quotes open a string is counted over the
     whole line, not the last 1024 characters of it."""
-    text = json.dumps(["ab"] * before + tail)
-    assert json.loads(redact_text(text)) == ["ab"] * before + tail
+    data = ["ab"] * before + tail
+    text = f"log: {json.dumps(data)}"  # in a log's line: the passes read it as text
+    assert json.loads(redact_text(text).removeprefix("log: ")) == data
+    assert json.loads(redact_text(json.dumps(data))) == redact(data)  # whole: as its data
 
 
 @given(

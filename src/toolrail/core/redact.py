@@ -35,7 +35,11 @@ and every `ArgumentIssue` redact their text when they are made):
   `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text.
   The value goes whole, whatever it is: a string read with its escapes, a number, a list
   or an object to its matching bracket (JSON text stays JSON: `"passwords": "[REDACTED]"`,
-  as `redact` gives for the data), or to the end of text cut off inside it (a preview);
+  as `redact` gives for the data), or to the end of text cut off inside it (a preview).
+  JSON text that is a document whole is redacted as its data is, by `redact`, and written
+  as it was (indented or not): text and data agree by construction, and JSON text held in
+  its strings is read as JSON at any depth. In other text (a line of a log, a preview cut
+  off) each JSON string is also redacted as the text it holds, decoded;
 - `redact_name(name)`: a name someone supplied (a key, the tool a model asked for when no
   tool answers to it) as it may be shown: `redact_text`, remembered for names that recur;
 - `cut(value, max_bytes)`: redacted, then cut to size with a marker — the redaction looks
@@ -50,8 +54,10 @@ from __future__ import annotations
 
 import bisect
 import functools
+import json
 import re
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 import orjson
 
@@ -212,14 +218,16 @@ _URL_CREDENTIALS = re.compile(
 # a Slack webhook's URL is its credential: the path after the route goes
 _SLACK_WEBHOOK = re.compile(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[\w/-]{8,512}")
 _URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no password
-_HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value
+_HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value,
+    # its quoted parameters too (`Digest username="u", response="..."`)
     r"((?i:authorization|cookie)[\"']?" + _SP + r"{0,8}[:=：＝]" + _SP + r"{0,8})"
-    r"(?:\\.|[^\"'\n\r\\]){1,2048}"
+    r"(?:\\.|=[\"'][^\"'\n\r,]{0,256}[\"']|[^\"'\n\r\\]){1,2048}"
 )
 # a word: to a space or a quote, and not into an escaped quote (`\"` in JSON text; `\\`,
 # an escaped backslash, is read whole, so the quote after it still ends the string)
-_ESCAPES_NO_QUOTE = r"\\\\|\\(?![\"\\])"
-"""An escaped backslash, read whole, or a backslash escaping anything but a quote."""
+_ESCAPES_NO_QUOTE = r"\\\\|\\(?![\"\\\r\n])"
+"""An escaped backslash, read whole, or a backslash escaping anything but a quote (or a line
+end: a backslash before one continues the line, it is no part of a word)."""
 _VALUE_WORD = r"""(?:[^\s"'\\]++|""" + _ESCAPES_NO_QUOTE + ")++"
 # a value after a flag: quoted (`-p'x y'`) when its quote closes on the line, else a word
 _WORD_OR_QUOTED = (
@@ -299,7 +307,7 @@ _FLAG_WORD = re.compile(
     r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
     r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
     r"|" + _SPACE + "{1,8})"
-    r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?!\")))"
+    r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?![\"\r\n])))"
 )
 # a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
 # its quotes `\"`), the next item its value: a string (`v`, its opening quote left for the
@@ -310,14 +318,17 @@ _FLAG_ITEM = re.compile(
     r"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}(?:(?=(?P<v>\\\"|[\"']))|(?=(?P<bare>[-\d\[{tfn])))"
 )
 _INNER_CHAR = r'[^"\\\n]++|\\[^"\\\n]'  # not a quote nor a backslash of the text inside
-_SINGLE_QUOTED = r"""(?:[^'\\\n"]++|\\[^\n]|"(?!\s*+[,:}\]]))++(?=')"""
+_SINGLE_QUOTED = (  # to its closing quote, or cut off: to the end of its line
+    r"""(?:[^'\\\n"]++|\\[^\n]|"(?!\s*+(?:[,:}\]]|\Z)|[ \t]*+\r?\n))++(?=['\n]|\Z)"""
+)
 _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, however long
     "": re.compile(_VALUE_WORD),  # not quoted: a word
     # JSON's quote: to its closing quote, or to the end of the line of cut-off JSON text
     '"': re.compile(r'(?:[^"\\\n]++|\\[^\n])++'),
-    # a shell's or a repr's: to its closing quote on the line, passing no `"` that ends a
-    # JSON string (one followed by `,` `:` `]` `}`); if none, only a word (a `'` inside a
-    # JSON string opens no quote that runs over the rest of the line)
+    # a shell's or a repr's: to its closing quote on the line, or cut off, to the end of
+    # the line, passing no `"` that ends a JSON string (one followed by `,` `:` `]` `}`, a
+    # line's end or the text's); if that `"` comes first, only a word (a `'` inside a JSON
+    # string opens no quote that runs over the rest of the line)
     "'": re.compile(_SINGLE_QUOTED + "|" + _VALUE_WORD),
     '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
 }
@@ -404,14 +415,105 @@ def redact_text(text: str) -> str:
     return _redact_passes(text)
 
 
+_JSON_OPENING = re.compile(r"\s*+[\[{\"]")
+_INDENT_OF = re.compile(r"\n([ \t]++)\S")
+_SEPARATOR = re.compile(r'["\]}\d][,:]( ?)')  # after a value or a key
+
+
+def _redacted_json(text: str) -> str | None:
+    """JSON text (a document whole) redacted as `redact` redacts its data, and written as
+    it was (indented or not, ASCII or not) if anything goes: text and data agree by
+    construction, JSON text held in its strings (at any depth) is read as JSON, and JSON
+    stays JSON. None if the text is not JSON, or nests deeper than `redact` reads."""
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    shown = redact(data)  # (not `redacts_nothing` first: JSON text nested in it, read twice
+    if shown == data:  # at each depth, would cost twice as much at each)
+        return text
+    indent = _INDENT_OF.search(text) if "\n" in text.strip() else None
+    separator = _SEPARATOR.search(text)  # spaced (`json.dumps`) or not (`orjson`)
+    spaced = indent is not None or (separator is not None and separator.group(1) == " ")
+    dumped = json.dumps(
+        shown,
+        ensure_ascii=text.isascii(),
+        indent=indent.group(1) if indent else None,
+        separators=(", " if indent is None else ",", ": ") if spaced else (",", ":"),
+    )
+    if TOO_DEEP in dumped and TOO_DEEP not in text:
+        return None  # deeper than `redact` goes: the passes read it as text
+    stripped = text.strip()
+    start = text.index(stripped[0])
+    return text[:start] + dumped + text[start + len(stripped) :]
+
+
+# a JSON string, its escapes read as escapes; one not closed on its line is passed over
+# whole (`closed` unset), not searched again from each quote in it
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]++|\\[^\n])*+(?:(?P<closed>")|\\\Z)?')
+_HELD = re.compile(r'"\0(\d++)\0"')  # a string `_held_strings` took out of the text
+
+
+def _held_strings(text: str) -> tuple[str, list[str]]:
+    """Each JSON string in the text redacted as the text it holds, as `redact` redacts the
+    string in the data: decoded, so its quotes, a value cut off at its end and JSON text held
+    in it (at any depth) read as they are written there; then encoded again (as ASCII if it
+    was). A string cut off at the end of the text (a preview) is read as far as it goes.
+    Those that change are held out of the text for the other passes (each is left a
+    placeholder), so no pass reads their redaction as raw text: a value cut off there would
+    run on past the string's end. Returns the text and the strings held."""
+    parts: list[str] = []
+    held: list[str] = []
+    done = 0
+    for found in _JSON_STRING.finditer(text):
+        literal = found.group()
+        closed = found.group("closed") is not None
+        if not closed and found.end() < len(text):
+            continue  # not JSON's: a JSON string has no line break
+        if len(literal) < _SHORTEST_SECRET + 1 or (content := _content(literal, closed)) is None:
+            continue
+        shown = redact_text(content)
+        if shown != content:
+            encoded = json.dumps(shown, ensure_ascii=literal.isascii())
+            parts += (text[done : found.start()], f'"\0{len(held)}\0"')
+            held.append(encoded if closed else encoded[:-1])
+            done = found.end()
+    return ("".join(parts) + text[done:] if parts else text), held
+
+
+_CUT_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{0,4}(?:\\(?:u[0-9a-fA-F]{0,3})?)?)?\Z")  # `\ud83d\ude`
+
+
+def _content(literal: str, closed: bool) -> str | None:
+    """What a JSON string holds; one cut off, as far as it goes (less an escape cut in two);
+    None if it is not JSON's (an escape JSON has not)."""
+    if "\\" not in literal:
+        return literal[1:-1] if closed else literal[1:]
+    attempts = [literal if closed else literal + '"']
+    if not closed and (cut := _CUT_ESCAPE.search(literal, max(0, len(literal) - 12))):
+        attempts.append(literal[: cut.start()] + '"')  # its end an escape cut in two
+    for attempt in attempts:
+        try:
+            return cast("str", orjson.loads(attempt))
+        except orjson.JSONDecodeError:
+            continue
+    return None
+
+
+def _restored(text: str, held: list[str]) -> str:
+    """The text with the strings `_held_strings` held out put back (what is left of one a
+    pass cut into is dropped: it was redacted)."""
+    return _HELD.sub(lambda found: held[int(found.group(1))], text).replace("\0", "")
+
+
 def _p_item(text: str) -> bool:
     """Whether a `-p` flag (`--p`, `—p`) may be written as an item of a list (no secret
     word says so)."""
-    quoted = 'p"' in text or "p'" in text or 'p\\"' in text  # also JSON text in a string
+    quoted = 'p"' in text or "p'" in text or "p\\" in text  # JSON text at any depth too
     return quoted and _P_ITEM.search(text) is not None
 
 
-_P_ITEM = re.compile(r"[\"'](?:-|" + _UNICODE_DASH + r"){1,2}p\\?[\"']")
+_P_ITEM = re.compile(r"[\"'](?:-|" + _UNICODE_DASH + r"){1,2}p\\*+[\"']")
 
 
 def _query_key(text: str) -> bool:
@@ -435,6 +537,11 @@ def _token_prefixed(text: str) -> bool:
 
 def _redact_passes(text: str) -> str:
     """Every pass, each skipped when what it replaces cannot be in the text."""
+    if _JSON_OPENING.match(text) and (as_data := _redacted_json(text)) is not None:
+        return as_data
+    held: list[str] = []
+    if '"' in text and "\0" not in text:  # (NUL marks where the strings held out were)
+        text, held = _held_strings(text)
     if _token_prefixed(text) or "IA" in text or "AIza" in text or "eyJ" in text:
         text = _RUN.sub(_token, text)  # every token family starts with one of these
     if "-----BEGIN" in text:
@@ -469,7 +576,7 @@ def _redact_passes(text: str) -> str:
         text = _hidden_values(text, _FLAG_WORD)
         if '"-' in text or "'-" in text or other_dashes:
             text = _hidden_values(text, _FLAG_ITEM)
-    return text
+    return _restored(text, held) if held else text
 
 
 def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
@@ -901,8 +1008,8 @@ def _unused(name: str, original: Mapping[object, object], shown: Mapping[object,
 def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[object]:
     """A list, where a secret-named flag (`--password`, `-token`) hides the next item, a
     pair `["Authorization", "..."]` hides its second, and `curl -u user:pw` its password."""
-    if _secret_pair(items):
-        return [items[0], REDACTED]
+    if _secret_pair(items):  # the name is text still (`["export --password X", "..."]`)
+        return [redact(items[0], depth=depth + 1), REDACTED]
     result: list[object] = []
     hide_next = False
     # the program, named by `str(argv[0])`; never a container's text, which can nest past

@@ -1,0 +1,157 @@
+"""JSON text is redacted as its data is: text and data agree by construction, at any depth
+of JSON text held in a JSON string, and JSON stays JSON. JSON text that is not a document
+whole (a line of a log, a preview cut off) reads each of its strings as the text it holds,
+so what the data hides stays hidden there too."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.hang_guard import finished
+from toolrail.core.redact import REDACTED, redact, redact_text
+
+_COUNTER = itertools.count()
+
+
+def _marker(_: object = None) -> str:
+    return f"Zq{next(_COUNTER)}Xv"
+
+
+def _markers(text: str) -> set[str]:
+    return set(re.findall(r"Zq\d+Xv", text))
+
+
+SECRET = st.builds(_marker)
+WORDS = st.sampled_from(["name", "cmd", "args", "x", "url", "note"])
+SECRET_KEYS = st.sampled_from(["password", "token", "apiKey", "client_secret", "DB_PASSWORD"])
+FLAGS = st.sampled_from(["--password", "--token", "—password", "-p", "--verbose", "-v"])
+TEXTS = st.one_of(  # a string holding a secret as text does
+    st.tuples(st.sampled_from(["run ", "mysql ", "export ", ""]), FLAGS, SECRET).map(
+        lambda t: f"{t[0]}{t[1]} {t[2]}"
+    ),
+    st.tuples(SECRET_KEYS, st.sampled_from(["=", ": ", " = "]), SECRET).map("".join),
+    st.tuples(st.sampled_from(["'", '"', "$'"]), SECRET).map(
+        lambda t: f"run --token {t[0]}{t[1]} x"
+    ),
+    st.text(alphabet="ab ,:[]{}'\"\\\n\t-=é", max_size=8),
+)
+
+
+def _tree(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.lists(st.one_of(FLAGS, children), max_size=5),  # an argv: a flag hides what follows
+        st.dictionaries(st.one_of(WORDS, SECRET_KEYS), children, max_size=4),
+        children.map(json.dumps),  # JSON text held in a string, one level deeper each time
+    )
+
+
+DATA = st.recursive(st.one_of(TEXTS, SECRET, st.integers(), st.none()), _tree, max_leaves=10)
+WRITTEN = st.sampled_from(
+    [
+        {},
+        {"ensure_ascii": False},
+        {"indent": 2},
+        {"indent": "\t", "ensure_ascii": False},
+        {"separators": (",", ":")},
+    ]
+)
+
+
+@given(DATA, WRITTEN)
+def test_json_text_is_redacted_as_its_data_is(data: object, written: dict[str, Any]) -> None:
+    text = json.dumps(data, **written)
+    shown = redact_text(text)
+    assert json.loads(shown) == json.loads(json.dumps(redact(data)))
+    if shown != text:  # written as it was: indented, spaced, ASCII or not
+        assert shown == json.dumps(json.loads(shown), **written)
+
+
+@given(DATA, st.sampled_from(["log: {}", "{}\nnext line", "a {} and {}"]))
+def test_what_the_data_hides_stays_hidden_in_a_line_of_a_log(data: object, line: str) -> None:
+    text = json.dumps(data)
+    hidden = _markers(text) - _markers(json.dumps(redact(data)))
+    assert not hidden & _markers(redact_text(line.format(text, text)))
+
+
+@given(DATA, st.integers(min_value=1, max_value=40))
+def test_and_in_a_preview_cut_off(data: object, cut: int) -> None:
+    text = json.dumps(data)
+    hidden = _markers(text) - _markers(json.dumps(redact(data)))
+    preview = text[: max(1, len(text) - cut)]
+    assert not {m for m in hidden if m in preview} & _markers(redact_text(preview))
+
+
+def _nested(depth: int) -> dict[str, object]:
+    data: dict[str, object] = {"password": "Zq1Xv", "note": "run --token Zq2Xv"}
+    for _ in range(depth):
+        data = {"inner": json.dumps(data), "argv": ["x", "--password", "Zq3Xv"]}
+    return data
+
+
+@pytest.mark.parametrize("written", ["{}", "log: {}", "{}\n"])
+def test_json_text_nested_fifteen_deep_hides_every_secret(written: str) -> None:
+    """The escapes double at each depth: 15 deep is 650 KB of backslashes, read once."""
+    text = written.format(json.dumps(_nested(15)))
+    done = finished(lambda: redact_text(text))
+    assert done, "redacting did not finish"
+    assert "Zq" not in done[0]
+    cut = finished(lambda: redact_text(text[:-7]))
+    assert cut
+    assert "Zq" not in cut[0]
+
+
+def test_json_text_with_nothing_to_hide_comes_back_as_it_was() -> None:
+    text = json.dumps({"b": 1.50, "a": [1, 2], "note": "no secret here"}, indent=3)
+    text = text.replace("1.5", "1.50")  # a spelling the data would not keep
+    assert redact_text(text) is text
+
+
+@pytest.mark.parametrize(
+    ("data", "secret"),
+    [
+        # JSON text in a string in a string: a bare `-p` item (no secret word says so)
+        (json.dumps(json.dumps(["-p", "Zq9Xv"])), "Zq9Xv"),
+        # a cut-off `'` value inside a string, after an escaped tab
+        ({"cmd": "run --token '\tZq8Xv more"}, "Zq8Xv"),
+        # a list or object cut off inside a string takes nothing past it
+        ({"cmd": "run --db-password={$Zq7Xv", "next": "kept"}, "Zq7Xv"),
+    ],
+)
+def test_what_once_leaked_or_broke_the_json(data: object, secret: str) -> None:
+    for text in (json.dumps(data), json.dumps(data, ensure_ascii=False)):
+        shown = redact_text(text)
+        assert secret not in shown
+        assert json.loads(shown) == redact(data)
+
+
+def test_a_secret_pairs_name_is_redacted_as_text_too() -> None:
+    """`["export --password X", "..."]` reads as a setting and its value: the value goes,
+    and the name is text like any other (it showed `X`)."""
+    assert redact(["export --password Zq6Xv", "x"]) == [f"export --password {REDACTED}", REDACTED]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        'Authorization: Digest username="u", response="6629fae49393a05397450978507c4ef1"',
+        'curl -H \'Authorization: Digest username="u", response="6629fae49393a05397450978"\'',
+    ],
+)
+def test_a_digest_headers_quoted_parameters_are_hidden(header: str) -> None:
+    assert "6629fae" not in redact_text(header)
+    assert "6629fae" not in json.dumps(redact({"headers": header}))
+
+
+def test_a_value_cut_off_after_its_quote_is_hidden_to_its_lines_end() -> None:
+    assert redact_text("run --token 'Zq5Xv and more\nnext") == f"run --token '{REDACTED}\nnext"
+
+
+def test_a_line_continuation_with_nothing_after_it_is_no_value() -> None:
+    assert redact_text("deploy --password \\\n") == "deploy --password \\\n"
