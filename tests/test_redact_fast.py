@@ -84,7 +84,7 @@ _URL_CREDENTIALS = re.compile(  # to the last `@` before any `/`; or with `/` bu
 _URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no password
 _HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value
     r"((?i:authorization|cookie)[\"']?[ \t]{0,8}[:=][ \t]{0,8})"
-    # its quoted parameters too (`Digest username="u", response="..."`), since bd81dd1
+    # its quoted parameters too (`Digest username="u", response="..."`), since c7396be
     r"(?:\\.|=[\"'][^\"'\n\r,]{0,256}[\"']|[^\"'\n\r\\]){1,2048}"
 )
 # `mysql -p'x'`, `sshpass -p "x"`: as the policy has them now (quoted values, c4c84e7)
@@ -106,7 +106,7 @@ def oracle_redact_text(text: str) -> str:
     """Text with token-like substrings and assigned secrets replaced."""
     if len(text) < _SHORTEST_SECRET:
         return text
-    # JSON strings redacted as the text they hold, as the policy has them now (since bd81dd1)
+    # JSON strings redacted as the text they hold, as the policy has them now (since c7396be)
     held: list[str] = []
     if '"' in text and "\0" not in text:
         text, held = fast._held_strings(text)
