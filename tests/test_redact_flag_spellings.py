@@ -293,3 +293,11 @@ def test_a_long_run_of_backslashes_does_not_lose_count_of_the_line(run: int) -> 
     assert json.loads(redact_text(json.dumps(data))) == data
     line = "\\" * run + 'PASSWORD=":a" "' + "p" * 1100 + '" PASSWORD=":Zqhunter2xyz"'
     assert "Zqhunter2xyz" not in redact_text(line)
+
+
+@pytest.mark.parametrize(
+    "text", ["args: [--password, ]", "args: [--password,]", "args: [--verbose, --password, ] x"]
+)
+def test_a_flow_list_ending_after_a_secret_flag_keeps_its_bracket(text: str) -> None:
+    """No value follows the flag: the list's `]` is not taken for one."""
+    assert redact_text(text) == text

@@ -613,8 +613,9 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
             continue  # `["--password=", "x"]`: that quote ends the string the flag is in
         if word and flag.group("comma"):
             if _flow_item(text, flag.start(), start - len(opening)):
-                value = _FLOW_VALUE.match(text, start) if not opening else None
-                value = value or _ITEM_VALUE[opening].match(text, start)
+                value = (  # not quoted: to `,` `]` `}`, none if one comes first
+                    _ITEM_VALUE[opening] if opening else _FLOW_VALUE
+                ).match(text, start)
             elif flag.start("comma") > flag.end("flag"):  # `--password ,x`: the comma
                 value = _ITEM_VALUE[opening].match(text, start)  # begins the value
                 start = flag.start("comma")
