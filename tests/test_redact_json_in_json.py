@@ -155,3 +155,15 @@ def test_a_value_cut_off_after_its_quote_is_hidden_to_its_lines_end() -> None:
 
 def test_a_line_continuation_with_nothing_after_it_is_no_value() -> None:
     assert redact_text("deploy --password \\\n") == "deploy --password \\\n"
+
+
+def test_numbers_keep_their_spelling_and_their_digits() -> None:
+    """Only what is hidden changes: `1E5`, `1.10` and a 30-digit integer stay as written
+    (a float would round the integer)."""
+    text = '{"password": "x", "m": 1E5, "k": [1.10, -0], "big": 123456789012345678901234567890}'
+    assert redact_text(text) == text.replace('"x"', f'"{REDACTED}"')
+
+
+@pytest.mark.parametrize("text", ['{"password": "x", "n": NaN}', '{"password": "x", "n": 1e400}'])
+def test_json_text_no_parser_takes_is_redacted_by_the_passes(text: str) -> None:
+    assert redact_text(text) == text.replace('"x"', f'"{REDACTED}"')

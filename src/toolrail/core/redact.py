@@ -53,6 +53,7 @@ it, never a backtracking stall.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import json
 import re
@@ -420,14 +421,35 @@ _INDENT_OF = re.compile(r"\n([ \t]++)\S")
 _SEPARATOR = re.compile(r'["\]}\d][,:]( ?)')  # after a value or a key
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Number:
+    """A number of JSON text, as it was written (`1E5`, `1.10`, a 40-digit integer): `redact`
+    passes it as it is, and it is written back in its own spelling."""
+
+    spelling: str
+
+
+def _number_out(number: object) -> str:
+    """`_Number` as `json.dumps` writes it: a string that `_NUMBER_IN` turns back."""
+    assert isinstance(number, _Number)
+    return f"\0{number.spelling}\0"
+
+
+_NUMBER_IN = re.compile(r'"\\u0000([-+.\deE]++)\\u0000"')
+
+
 def _redacted_json(text: str) -> str | None:
     """JSON text (a document whole) redacted as `redact` redacts its data, and written as
-    it was (indented or not, ASCII or not) if anything goes: text and data agree by
-    construction, JSON text held in its strings (at any depth) is read as JSON, and JSON
-    stays JSON. None if the text is not JSON, or nests deeper than `redact` reads."""
+    it was (indented or not, ASCII or not, each number as it was spelt) if anything goes:
+    text and data agree by construction, JSON text held in its strings (at any depth) is
+    read as JSON, and JSON stays JSON. None if the text is not JSON, or nests deeper than
+    `redact` reads."""
+    if "\\u0000" in text:
+        return None  # (would read as a `_Number` written back)
     try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        orjson.loads(text)  # fails fast on what is not JSON (and on NaN, lone surrogates)
+        data = json.loads(text, parse_float=_Number, parse_int=_Number)
+    except (ValueError, RecursionError):
         return None
     shown = redact(data)  # (not `redacts_nothing` first: JSON text nested in it, read twice
     if shown == data:  # at each depth, would cost twice as much at each)
@@ -440,9 +462,11 @@ def _redacted_json(text: str) -> str | None:
         ensure_ascii=text.isascii(),
         indent=indent.group(1) if indent else None,
         separators=(", " if indent is None else ",", ": ") if spaced else (",", ":"),
+        default=_number_out,
     )
     if TOO_DEEP in dumped and TOO_DEEP not in text:
         return None  # deeper than `redact` goes: the passes read it as text
+    dumped = _NUMBER_IN.sub(r"\1", dumped)
     stripped = text.strip()
     start = text.index(stripped[0])
     return text[:start] + dumped + text[start + len(stripped) :]
