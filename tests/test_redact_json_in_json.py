@@ -167,3 +167,8 @@ def test_numbers_keep_their_spelling_and_their_digits() -> None:
 @pytest.mark.parametrize("text", ['{"password": "x", "n": NaN}', '{"password": "x", "n": 1e400}'])
 def test_json_text_no_parser_takes_is_redacted_by_the_passes(text: str) -> None:
     assert redact_text(text) == text.replace('"x"', f'"{REDACTED}"')
+
+
+def test_a_nul_escaped_in_a_string_is_data_like_any_other() -> None:
+    text = '{"Cookie": ["-c", "a\\u0000b"], "password": "x", "n": 1}'
+    assert json.loads(redact_text(text)) == redact(json.loads(text))

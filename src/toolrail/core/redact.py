@@ -444,8 +444,8 @@ def _redacted_json(text: str) -> str | None:
     text and data agree by construction, JSON text held in its strings (at any depth) is
     read as JSON, and JSON stays JSON. None if the text is not JSON, or nests deeper than
     `redact` reads."""
-    if "\\u0000" in text:
-        return None  # (would read as a `_Number` written back)
+    if "\\u0000" in text and _NUMBER_IN.search(text):
+        return None  # a string that would read as a `_Number` written back
     try:
         orjson.loads(text)  # fails fast on what is not JSON (and on NaN, lone surrogates)
         data = json.loads(text, parse_float=_Number, parse_int=_Number)
