@@ -172,3 +172,80 @@ def test_json_text_no_parser_takes_is_redacted_by_the_passes(text: str) -> None:
 def test_a_nul_escaped_in_a_string_is_data_like_any_other() -> None:
     text = '{"Cookie": ["-c", "a\\u0000b"], "password": "x", "n": 1}'
     assert json.loads(redact_text(text)) == redact(json.loads(text))
+
+
+# --- found by the outside review of the commits above -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"token": "abc12345xyz", "token": null}',
+        '{"a": {"password": "hunter2hunter2"}, "a": 1}',
+        '{"k": "sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAA", "k": 0}',
+    ],
+)
+def test_a_key_given_twice_hides_what_each_holds(text: str) -> None:
+    """The data keeps only the last; what an earlier one holds must not go unread."""
+    shown = redact_text(text)
+    assert not {"abc12345xyz", "hunter2hunter2", "AAAAAAAAAAAAAAAAAAAAAAAAAAAA"} & set(
+        re.findall(r"\w{8,}", shown)
+    )
+    assert shown.count('":') == text.count('":')  # both keys still there
+
+
+def _deep(levels: int) -> str:
+    text = '"password=hunter2"'
+    for _ in range(levels):
+        text = json.dumps("[" * 60 + text + "]" * 60)
+    return text
+
+
+@pytest.mark.parametrize("levels", [4, 8, 12])
+def test_json_text_nested_past_the_stack_raises_nothing_and_shows_nothing(levels: int) -> None:
+    """Each depth of JSON text in a string is a `redact` of its own: past what the stack
+    holds, the text goes whole rather than raise or show the secret."""
+    for text in (_deep(levels), f"log: {_deep(levels)}"):
+        assert "hunter2" not in redact_text(text)
+    assert "hunter2" not in json.dumps(redact(json.loads(_deep(levels))))
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        'Authorization: Bearer "abcd1234secret"',
+        'Authorization: Digest username="u", response="ab,cd1234secret"',
+        'Cookie: "sid=abcd1234secret"; theme=dark',
+    ],
+)
+def test_a_headers_quoted_value_is_hidden_in_text_data_and_previews(header: str) -> None:
+    for shown in (
+        redact_text(header),
+        json.dumps(redact({"h": header})),
+        redact_text(json.dumps({"h": header})),
+        redact_text(json.dumps(header)[:-3]),  # a preview cut off
+    ):
+        assert "1234secret" not in shown
+
+
+@pytest.mark.parametrize(
+    "text", ['log {"Cookie": "sid=abc12345"} end', 'log {"Cookie": ["sid", "abc12345"]} end']
+)
+def test_a_cookie_key_in_a_line_of_a_log_keeps_the_json(text: str) -> None:
+    shown = redact_text(text)
+    assert "abc12345" not in shown
+    assert json.loads(shown.removeprefix("log ").removesuffix(" end")) == {"Cookie": REDACTED}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"Cookie": "abc12345", "n": "\\udcff"}',  # a lone surrogate: JSON, not orjson's
+        '{"password": "x1234567", "a": "\\u0000\\u002d\\u0000"}',  # a number's placeholder,
+        '{"password": "x1234567", "a": "\\u0000\\u0031\\u0000", "n": 1.10}',  # forged
+    ],
+)
+def test_json_no_placeholder_or_surrogate_takes_off_the_data_path(text: str) -> None:
+    shown = redact_text(text)
+    assert json.loads(shown) == redact(json.loads(text))
+    assert "1.10" in shown or "1.10" not in text

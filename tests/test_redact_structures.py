@@ -28,17 +28,21 @@ CUT_OFF = {  # one line of each, repeated to 600 KB
     "objects": "'--api-key', {\n",
     "items after a closed one": '"--password", [[], [\n',
 }
+TAILS = {"": "", "the end of the string holding them": '"'}
 
 
+@pytest.mark.parametrize("tail", sorted(TAILS))
 @pytest.mark.parametrize("name", sorted(CUT_OFF))
-def test_many_cut_off_structures_are_redacted_without_a_stall(name: str) -> None:
+def test_many_cut_off_structures_are_redacted_without_a_stall(name: str, tail: str) -> None:
+    """Cut off by the end of the text, or (in JSON text in a string) by the string's end."""
     line = CUT_OFF[name]
-    text = line * (600_000 // len(line))
+    text = line * (600_000 // len(line)) + TAILS[tail]
     done = finished(lambda: redact_text(text))
     assert done, f"redacting {name!r} did not finish"
-    lines = done[0].splitlines()
-    assert len(lines) == text.count("\n")
-    assert all(REDACTED in shown for shown in lines)
+    lines = done[0].split("\n")
+    assert len(lines) == text.count("\n") + 1
+    assert all(REDACTED in shown for shown in lines[:-1])
+    assert lines[-1] == TAILS[tail]
 
 
 def _scanned_end(text: str, start: int, escaped: bool) -> tuple[int, bool]:

@@ -56,6 +56,7 @@ import bisect
 import dataclasses
 import functools
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import cast
@@ -219,10 +220,17 @@ _URL_CREDENTIALS = re.compile(
 # a Slack webhook's URL is its credential: the path after the route goes
 _SLACK_WEBHOOK = re.compile(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[\w/-]{8,512}")
 _URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no password
-_HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value,
-    # its quoted parameters too (`Digest username="u", response="..."`)
-    r"((?i:authorization|cookie)[\"']?" + _SP + r"{0,8}[:=：＝]" + _SP + r"{0,8})"
-    r"(?:\\.|=[\"'][^\"'\n\r,]{0,256}[\"']|[^\"'\n\r\\]){1,2048}"
+_HEADER_SEPARATOR = (  # `: ` (and the quote opening the value); after a JSON key, `": "`
+    '"' + _SP + "{0,8}+:" + _SP + '{0,8}+"|' + "'?" + _SP + "{0,8}+[:=：＝]" + _SP + "{0,8}+[\"']?"
+)
+_HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value, after
+    # the quote opening it (`"Cookie": "..."`), its quoted parts too (`Bearer "..."`,
+    # `Digest username="u", response="..."`, cut off or not) but for a quote that ends a
+    # JSON string (one followed by `,` `:` `]` `}`). As a JSON key, only a string (`"Cookie":
+    # 1` or `[...]`: the assignments take it whole, and JSON stays JSON).
+    r"((?i:authorization|cookie)(?:" + _HEADER_SEPARATOR + "))"
+    r"(?:\\.|[= \t]([\"'])(?!\s*+[,:}\]])(?:(?!\2)[^\n\r]){0,256}+(?:\2|(?=[\r\n]|\Z))"
+    r"|[^\"'\n\r\\]){1,2048}"
 )
 # a word: to a space or a quote, and not into an escaped quote (`\"` in JSON text; `\\`,
 # an escaped backslash, is read whole, so the quote after it still ends the string)
@@ -429,47 +437,69 @@ class _Number:
     spelling: str
 
 
-def _number_out(number: object) -> str:
-    """`_Number` as `json.dumps` writes it: a string that `_NUMBER_IN` turns back."""
+def _number_out(nonce: str, number: object) -> str:
+    """`_Number` as `json.dumps` writes it: a string `_NUMBER_IN` turns back, marked with a
+    nonce no text can know (a string in the data that looks the same stays a string)."""
     assert isinstance(number, _Number)
-    return f"\0{number.spelling}\0"
+    return f"\0{nonce}{number.spelling}\0"
 
 
-_NUMBER_IN = re.compile(r'"\\u0000([-+.\deE]++)\\u0000"')
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NUMBER_IN = re.compile(r'"\\u0000([0-9a-f]{16})([-+.\deE]++)\\u0000"')
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object, refused if a key repeats: the data would keep only the last, and what
+    an earlier one holds would go unread."""
+    made = dict(pairs)
+    if len(made) != len(pairs):
+        raise _DuplicateKey
+    return made
 
 
 def _redacted_json(text: str) -> str | None:
     """JSON text (a document whole) redacted as `redact` redacts its data, and written as
     it was (indented or not, ASCII or not, each number as it was spelt) if anything goes:
     text and data agree by construction, JSON text held in its strings (at any depth) is
-    read as JSON, and JSON stays JSON. None if the text is not JSON, or nests deeper than
-    `redact` reads."""
-    if "\\u0000" in text and _NUMBER_IN.search(text):
-        return None  # a string that would read as a `_Number` written back
+    read as JSON, and JSON stays JSON. None for the passes to read it as text: not JSON, a
+    key twice in one object, or nesting deeper than `redact` (or the stack) goes."""
     try:
-        orjson.loads(text)  # fails fast on what is not JSON (and on NaN, lone surrogates)
-        data = json.loads(text, parse_float=_Number, parse_int=_Number)
-    except (ValueError, RecursionError):
+        orjson.loads(text)  # fails fast on what is not JSON
+    except orjson.JSONDecodeError:  # (orjson refuses a lone surrogate, which JSON may hold)
+        if "\\ud" not in text.lower() and _SURROGATE.search(text) is None:
+            return None
+    try:
+        data = json.loads(text, parse_float=_Number, parse_int=_Number, object_pairs_hook=_object)
+        shown = redact(data)  # (not `redacts_nothing` first: JSON text nested in it, read
+    except (ValueError, RecursionError):  # twice at each depth, would cost twice at each)
         return None
-    shown = redact(data)  # (not `redacts_nothing` first: JSON text nested in it, read twice
-    if shown == data:  # at each depth, would cost twice as much at each)
+    if shown == data:
         return text
     indent = _INDENT_OF.search(text) if "\n" in text.strip() else None
     separator = _SEPARATOR.search(text)  # spaced (`json.dumps`) or not (`orjson`)
     spaced = indent is not None or (separator is not None and separator.group(1) == " ")
+    nonce = os.urandom(8).hex()
     dumped = json.dumps(
         shown,
-        ensure_ascii=text.isascii(),
+        ensure_ascii=text.isascii() or "\\ud" in text.lower(),  # a lone surrogate stays escaped
         indent=indent.group(1) if indent else None,
         separators=(", " if indent is None else ",", ": ") if spaced else (",", ":"),
-        default=_number_out,
+        default=functools.partial(_number_out, nonce),
     )
     if TOO_DEEP in dumped and TOO_DEEP not in text:
         return None  # deeper than `redact` goes: the passes read it as text
-    dumped = _NUMBER_IN.sub(r"\1", dumped)
+    dumped = _NUMBER_IN.sub(lambda found: _number_in(found, nonce), dumped)
     stripped = text.strip()
     start = text.index(stripped[0])
     return text[:start] + dumped + text[start + len(stripped) :]
+
+
+def _number_in(found: re.Match[str], nonce: str) -> str:
+    return found.group(2) if found.group(1) == nonce else found.group()
 
 
 # a JSON string, its escapes read as escapes; one not closed on its line is passed over
@@ -560,6 +590,15 @@ def _token_prefixed(text: str) -> bool:
 
 
 def _redact_passes(text: str) -> str:
+    """Every pass; text too deep in JSON text in JSON (each depth a `redact` of its own) for
+    the stack to read goes whole."""
+    try:
+        return _passes(text)
+    except RecursionError:
+        return REDACTED
+
+
+def _passes(text: str) -> str:
     """Every pass, each skipped when what it replaces cannot be in the text."""
     if _JSON_OPENING.match(text) and (as_data := _redacted_json(text)) is not None:
         return as_data
@@ -878,20 +917,22 @@ class _Structures:
     where cut off (the end of the text, or of the JSON string holding one: `escaped`).
 
     Asked in the order they open, this stays linear when many are cut off one after another
-    (`'"--password", [\\n' * n`), which scanning each to the end of the text makes quadratic.
+    (`'"--password", [\\n' * n`), which scanning each to where it is cut off makes quadratic.
     Strings do not run over a newline, so scans from any two openings read the same
-    brackets once past the first newline after both. The first scan that finds its
-    structure cut off keeps the level after each of its brackets and the lowest level from
-    there on. A later scan, once past its own first newline, reaches one of those brackets;
-    if the level never comes back down to where the later structure would close, the later
-    structure is cut off too, told at once. If it does come back down, the scan goes on to
-    the close, and the caller goes past it."""
+    brackets once past the first newline after both. A scan that finds its structure cut
+    off keeps the level after each of its brackets, the lowest level from there on, and
+    where it was cut off. A later scan, once past its own first newline, reaches one of
+    those brackets; if the level never comes back down to where the later structure would
+    close, the later structure is cut off there too, told at once. If it does come back
+    down, the scan goes on to the close, and the caller goes past it. A scan opening past
+    where the kept one was cut off keeps its own in its place."""
 
-    __slots__ = ("_from", "_levels", "_lowest", "_starts", "pattern", "text")
+    __slots__ = ("_cut", "_from", "_levels", "_lowest", "_starts", "pattern", "text")
 
     def __init__(self, text: str, *, escaped: bool) -> None:
         self.text = text
         self.pattern = _ESCAPED_STRUCTURE if escaped else _STRUCTURE
+        self._cut = -1  # where the kept scan was cut off (none kept yet)
         self._from = len(text)  # the kept scan's first newline: it is shared past this
         self._starts: list[int] = []  # the kept scan's brackets
         self._levels: list[int] = []  # its level after each of them
@@ -900,7 +941,7 @@ class _Structures:
     def end(self, start: int) -> tuple[int, bool]:
         """Where the list or object opening at `start` ends, and whether it is closed."""
         text = self.text
-        depth, keeping = 0, not self._starts
+        depth, keeping = 0, start > self._cut
         starts: list[int] = []
         levels: list[int] = []
         newline = -1  # the first newline after `start`, once the scan has passed one
@@ -908,6 +949,8 @@ class _Structures:
         for token in self.pattern.finditer(text, start):
             found = token.group()
             if found == '"':  # (escaped) the end of the string the JSON text is in
+                if keeping:
+                    self._keep(start, starts, levels, token.start())
                 return token.start(), False
             if found == "[" or found == "{":
                 depth += 1
@@ -925,9 +968,9 @@ class _Structures:
                 newline = text.find("\n", searched, at)
                 searched = at
                 if newline >= 0 and at > self._from and self._cut_off(at, depth):
-                    return len(text), False
+                    return self._cut, False
         if keeping:
-            self._keep(start, starts, levels)
+            self._keep(start, starts, levels, len(text))
         return len(text), False
 
     def _cut_off(self, at: int, depth: int) -> bool:
@@ -938,14 +981,15 @@ class _Structures:
             return False  # not one of its brackets (cannot be, past both newlines)
         return self._lowest[index] > self._levels[index] - depth
 
-    def _keep(self, start: int, starts: list[int], levels: list[int]) -> None:
-        newline = self.text.find("\n", start)
+    def _keep(self, start: int, starts: list[int], levels: list[int], cut: int) -> None:
+        newline = self.text.find("\n", start, cut)
         if newline < 0:
             return  # nothing past a newline to share
         lowest = levels.copy()
         for index in range(len(lowest) - 2, -1, -1):
             lowest[index] = min(lowest[index], lowest[index + 1])
-        self._from, self._starts, self._levels, self._lowest = newline, starts, levels, lowest
+        self._cut, self._from = cut, newline
+        self._starts, self._levels, self._lowest = starts, levels, lowest
 
 
 class _StructuresOf(dict[bool, _Structures]):
