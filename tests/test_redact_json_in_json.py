@@ -5,17 +5,20 @@ so what the data hides stays hidden there too."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
-from typing import Any
+import sys
+from types import FrameType
+from typing import Any, cast
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.hang_guard import finished
-from toolrail.core.redact import REDACTED, redact, redact_text
+from toolrail.core.redact import REDACTED, cut, redact, redact_name, redact_text
 
 _COUNTER = itertools.count()
 
@@ -249,3 +252,64 @@ def test_json_no_placeholder_or_surrogate_takes_off_the_data_path(text: str) -> 
     shown = redact_text(text)
     assert json.loads(shown) == redact(json.loads(text))
     assert "1.10" in shown or "1.10" not in text
+
+
+# --- found by the second outside review ----------------------------------------------------
+
+
+def test_a_name_redacted_while_the_stack_ran_out_is_not_remembered() -> None:
+    """Text too deep for the stack goes whole; a key redacted down there must not stay
+    `[REDACTED]` for the rest of the process (names are remembered). The stack is made to
+    run out at each depth in turn, inside the passes at one of them."""
+    name = "passenger_count_xq"  # (not remembered yet by any other test)
+    depth, frame = 0, cast("FrameType | None", sys._getframe())
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    try:
+        for spare in range(8, 120):
+            sys.setrecursionlimit(depth + spare)
+            with contextlib.suppress(RecursionError):
+                redact_name(name)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert redact_name(name) == name
+    assert redact({name: 3}) == {name: 3}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'INFO {"msg": "Missing Authorization:", "status": 401, "user": "bob"}',
+        'INFO {"msg":"Missing Authorization:","status":401}',
+        'INFO ["Set-Cookie:", "session id", "path"]',
+        'INFO {"error": "invalid cookie=", "path": "/home", "user": "bob"}',
+    ],
+)
+def test_a_header_name_ending_a_json_string_takes_nothing_after_it(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_a_header_longer_than_two_kilobytes_is_hidden_whole() -> None:
+    cookies = "; ".join(f"pref{i}=v{i:04d}" for i in range(200))
+    assert redact_text(f"Cookie: {cookies}; session=SESSIONSECRET123") == f"Cookie: {REDACTED}"
+
+
+def _nested_lists(depth: int) -> list[object]:
+    value: list[object] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ({1: "x", "password": "y"}, {"1": "x", "password": REDACTED}),  # an int key
+        ({"a": 2**70, "token": "z"}, {"a": 2**70, "token": REDACTED}),  # past 64 bits
+        (_nested_lists(100_000), "[TOO DEEP]"),
+        ({(1, 2): "x"}, "[NOT JSON]"),
+    ],
+)
+def test_cut_takes_what_is_not_json_data_without_raising(value: object, shown: object) -> None:
+    assert cut(value, 1000) == shown

@@ -220,17 +220,30 @@ _URL_CREDENTIALS = re.compile(
 # a Slack webhook's URL is its credential: the path after the route goes
 _SLACK_WEBHOOK = re.compile(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[\w/-]{8,512}")
 _URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no password
-_HEADER_SEPARATOR = (  # `: ` (and the quote opening the value); after a JSON key, `": "`
-    '"' + _SP + "{0,8}+:" + _SP + '{0,8}+"|' + "'?" + _SP + "{0,8}+[:=：＝]" + _SP + "{0,8}+[\"']?"
+
+
+def _quoted_part(group: str) -> str:
+    """A quoted part of a header value, to its closing quote or cut off at its line's end;
+    not a quote that ends a JSON string (one followed by `,` `:` `]` `}`)."""
+    return (
+        rf"(?P<{group}>[\"'])(?!\s*+[,:}}\]])(?:(?!(?P={group}))[^\n\r]){{0,1024}}+"
+        rf"(?:(?P={group})|(?=[\r\n]|\Z))"
+    )
+
+
+# `: ` (with the quote opening the value, not one that ends a JSON string); after a JSON
+# key, `": "` and only a string (`"Cookie": 1` or `[...]`: the assignments take it whole,
+# and JSON stays JSON)
+_HEADER_SEPARATOR = (
+    '"' + _SP + "{0,8}+:" + _SP + '{0,8}+"|'
+    "'?" + _SP + "{0,8}+[:=：＝]" + _SP + "{0,8}+(?:[\"'](?!\\s*+[,:}\\]]))?"
 )
-_HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value, after
-    # the quote opening it (`"Cookie": "..."`), its quoted parts too (`Bearer "..."`,
-    # `Digest username="u", response="..."`, cut off or not) but for a quote that ends a
-    # JSON string (one followed by `,` `:` `]` `}`). As a JSON key, only a string (`"Cookie":
-    # 1` or `[...]`: the assignments take it whole, and JSON stays JSON).
-    r"((?i:authorization|cookie)(?:" + _HEADER_SEPARATOR + "))"
-    r"(?:\\.|[= \t]([\"'])(?!\s*+[,:}\]])(?:(?!\2)[^\n\r]){0,256}+(?:\2|(?=[\r\n]|\Z))"
-    r"|[^\"'\n\r\\]){1,2048}"
+_HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value, with
+    # its quoted parts: a scheme's credential (`Bearer "..."`) and parameters (`Digest
+    # username="u", response="..."`, `a="b"; c="d"`)
+    r"((?i:authorization|cookie)(?:" + _HEADER_SEPARATOR + r"))(?=[^\"'\n\r])"
+    r"(?:[A-Za-z][\w-]{0,31}[ \t]{1,4}" + _quoted_part("scheme") + ")?"
+    r"(?:\\.|=" + _quoted_part("part") + r"|[^\"'\n\r\\]){0,16384}"
 )
 # a word: to a space or a quote, and not into an escaped quote (`\"` in JSON text; `\\`,
 # an escaped backslash, is read whole, so the quote after it still ends the string)
@@ -595,7 +608,15 @@ def _redact_passes(text: str) -> str:
     try:
         return _passes(text)
     except RecursionError:
+        _STACK_RAN_OUT.count += 1  # (what depends on the stack's depth is not remembered)
         return REDACTED
+
+
+class _StackRanOut:
+    count = 0
+
+
+_STACK_RAN_OUT = _StackRanOut()
 
 
 def _passes(text: str) -> str:
@@ -1053,7 +1074,12 @@ def redact_name(name: str) -> str:
     the tool a model asked for when no tool answers to it. Untrusted text, so it goes
     through `redact_text` (`sk-...` as a key, `password=...` as a tool name); the same
     names come back call after call, so short ones are remembered."""
-    return _redact_short_name(name) if len(name) <= _REMEMBERED_NAME else redact_text(name)
+    if len(name) > _REMEMBERED_NAME:
+        return redact_text(name)
+    try:
+        return _redact_short_name(name)
+    except _NotRemembered as answer:
+        return answer.shown
 
 
 _REMEMBERED_NAME = 256
@@ -1061,7 +1087,16 @@ _REMEMBERED_NAME = 256
 
 @functools.lru_cache(maxsize=4096)
 def _redact_short_name(name: str) -> str:
-    return redact_text(name)
+    ran_out = _STACK_RAN_OUT.count
+    shown = redact_text(name)
+    if _STACK_RAN_OUT.count != ran_out:  # went whole for want of stack: not for ever
+        raise _NotRemembered(shown)
+    return shown
+
+
+class _NotRemembered(Exception):  # not an error: the answer, not to be remembered
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
 
 
 def _unused(name: str, original: Mapping[object, object], shown: Mapping[object, object]) -> str:
@@ -1281,8 +1316,13 @@ def _json_escaped(control: re.Match[str]) -> str:
 def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object:
     """`value`, redacted, if its JSON fits in `max_bytes`; else a marker with its size and
     a redacted preview (redacted before it is cut, as `shorten` is).
-    Where redaction would change nothing, `value` itself comes back, not a copy."""
-    encoded = orjson.dumps(value, default=str)
+    Where redaction would change nothing, `value` itself comes back, not a copy. A value
+    that is not JSON data (an int key, an int past 64 bits, nesting past orjson's limit) is
+    taken as `json.dumps` writes it, or as a marker if even that fails: never an exception."""
+    try:
+        encoded = orjson.dumps(value, default=str)
+    except (TypeError, RecursionError):
+        value, encoded = _as_json(value)
     if len(encoded) <= max_bytes:
         if not redact_secrets or redacts_nothing(value):
             return value
@@ -1291,6 +1331,21 @@ def cut(value: object, max_bytes: int, *, redact_secrets: bool = True) -> object
     text = encoded[: keep + _WHOLE].decode("utf-8", errors="ignore")
     preview = _redacted_start(text, keep) if redact_secrets else text[:keep]
     return {"truncated": True, "original_bytes": len(encoded), "preview": preview + "…"}
+
+
+def _as_json(value: object) -> tuple[object, bytes]:
+    """A value orjson cannot write, as `json.dumps` writes it (keys made strings, any int),
+    read back; a marker if that fails too."""
+    try:
+        text = json.dumps(value, default=str)
+    except RecursionError:
+        return TOO_DEEP, orjson.dumps(TOO_DEEP)
+    except (TypeError, ValueError):  # a key no JSON has (a tuple)
+        return _NOT_JSON, orjson.dumps(_NOT_JSON)
+    return json.loads(text), text.encode()
+
+
+_NOT_JSON = "[NOT JSON]"
 
 
 def truncate(value: object, max_bytes: int) -> object:
