@@ -613,6 +613,8 @@ def _redact_passes(text: str) -> str:
 
 
 class _StackRanOut:
+    """How often the passes ran out of stack: what is redacted meanwhile is not remembered."""
+
     count = 0
 
 
