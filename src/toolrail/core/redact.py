@@ -439,7 +439,7 @@ def redact_text(text: str) -> str:
 
 _JSON_OPENING = re.compile(r"\s*+[\[{\"]")
 _INDENT_OF = re.compile(r"\n([ \t]++)\S")
-_SEPARATOR = re.compile(r'["\]}\d][,:]( ?)')  # after a value or a key
+_SEPARATOR = re.compile(r'"(?:[^"\\]++|\\.)*+"|[,:]( ?)')  # the first `,` or `:` not in a string
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -450,69 +450,83 @@ class _Number:
     spelling: str
 
 
-def _number_out(nonce: str, number: object) -> str:
-    """`_Number` as `json.dumps` writes it: a string `_NUMBER_IN` turns back, marked with a
-    nonce no text can know (a string in the data that looks the same stays a string)."""
-    assert isinstance(number, _Number)
-    return f"\0{nonce}{number.spelling}\0"
+class _AsWritten:
+    """What `_redacted_json` writes back as it was read, marked while the data is redacted
+    with a nonce no text can know: each number in its own spelling, and each key given
+    twice in one object (the data holds one per key, so the others are renamed meanwhile,
+    and each copy is read)."""
+
+    def __init__(self) -> None:
+        self.nonce = str(int.from_bytes(os.urandom(8), "big")).zfill(20)
+
+    def read_object(self, pairs: list[tuple[str, object]]) -> dict[str, object]:
+        made = dict(pairs)
+        if len(made) == len(pairs):
+            return made
+        made = {}
+        for index, (key, value) in enumerate(pairs):
+            made[f"{key}\0K{self.nonce}{index}\0" if key in made else key] = value
+        return made
+
+    def number(self, number: object) -> str:
+        """`_Number` as `json.dumps` writes it: a string `restored` turns back."""
+        assert isinstance(number, _Number)
+        return f"\0N{self.nonce}{number.spelling}\0"
+
+    def restored(self, dumped: str) -> str:
+        """The JSON `json.dumps` wrote, its numbers and renamed keys as they were read (a
+        string in the data that looks like one of them stays as it is)."""
+        if "\\u0000" not in dumped:
+            return dumped
+        dumped = _WRITTEN_NUMBER.sub(lambda found: self._ours(found, found.group(2)), dumped)
+        return _RENAMED_KEY.sub(lambda found: self._ours(found, '"'), dumped)
+
+    def _ours(self, found: re.Match[str], written: str) -> str:
+        return written if found.group(1) == self.nonce else found.group()
 
 
+_WRITTEN_NUMBER = re.compile(r'"\\u0000N(\d{20})([-+.\deE]++)\\u0000"')
+_RENAMED_KEY = re.compile(r'\\u0000K(\d{20})\d++\\u0000"')
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_NUMBER_IN = re.compile(r'"\\u0000([0-9a-f]{16})([-+.\deE]++)\\u0000"')
-
-
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _object(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    """A JSON object, refused if a key repeats: the data would keep only the last, and what
-    an earlier one holds would go unread."""
-    made = dict(pairs)
-    if len(made) != len(pairs):
-        raise _DuplicateKey
-    return made
 
 
 def _redacted_json(text: str) -> str | None:
     """JSON text (a document whole) redacted as `redact` redacts its data, and written as
     it was (indented or not, ASCII or not, each number as it was spelt) if anything goes:
     text and data agree by construction, JSON text held in its strings (at any depth) is
-    read as JSON, and JSON stays JSON. None for the passes to read it as text: not JSON, a
-    key twice in one object, or nesting deeper than `redact` (or the stack) goes."""
+    read as JSON, and JSON stays JSON. None for the passes to read it as text: not JSON, or
+    nesting deeper than `redact` (or the stack) goes."""
     try:
         orjson.loads(text)  # fails fast on what is not JSON
     except orjson.JSONDecodeError:  # (orjson refuses a lone surrogate, which JSON may hold)
         if "\\ud" not in text.lower() and _SURROGATE.search(text) is None:
             return None
+    written = _AsWritten()
     try:
-        data = json.loads(text, parse_float=_Number, parse_int=_Number, object_pairs_hook=_object)
+        data = json.loads(
+            text, parse_float=_Number, parse_int=_Number, object_pairs_hook=written.read_object
+        )
         shown = redact(data)  # (not `redacts_nothing` first: JSON text nested in it, read
     except (ValueError, RecursionError):  # twice at each depth, would cost twice at each)
         return None
     if shown == data:
         return text
     indent = _INDENT_OF.search(text) if "\n" in text.strip() else None
-    separator = _SEPARATOR.search(text)  # spaced (`json.dumps`) or not (`orjson`)
-    spaced = indent is not None or (separator is not None and separator.group(1) == " ")
-    nonce = os.urandom(8).hex()
+    separator = next((found for found in _SEPARATOR.finditer(text) if found[1] is not None), None)
+    spaced = indent is not None or (separator is not None and separator[1] == " ")  # json.dumps
     dumped = json.dumps(
         shown,
         ensure_ascii=text.isascii() or "\\ud" in text.lower(),  # a lone surrogate stays escaped
         indent=indent.group(1) if indent else None,
         separators=(", " if indent is None else ",", ": ") if spaced else (",", ":"),
-        default=functools.partial(_number_out, nonce),
+        default=written.number,
     )
     if TOO_DEEP in dumped and TOO_DEEP not in text:
         return None  # deeper than `redact` goes: the passes read it as text
-    dumped = _NUMBER_IN.sub(lambda found: _number_in(found, nonce), dumped)
+    dumped = written.restored(dumped)
     stripped = text.strip()
     start = text.index(stripped[0])
     return text[:start] + dumped + text[start + len(stripped) :]
-
-
-def _number_in(found: re.Match[str], nonce: str) -> str:
-    return found.group(2) if found.group(1) == nonce else found.group()
 
 
 # a JSON string, its escapes read as escapes; one not closed on its line is passed over
@@ -548,17 +562,16 @@ def _held_strings(text: str) -> tuple[str, list[str]]:
     return ("".join(parts) + text[done:] if parts else text), held
 
 
-_CUT_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{0,4}(?:\\(?:u[0-9a-fA-F]{0,3})?)?)?\Z")  # `\ud83d\ude`
-
-
 def _content(literal: str, closed: bool) -> str | None:
-    """What a JSON string holds; one cut off, as far as it goes (less an escape cut in two);
-    None if it is not JSON's (an escape JSON has not)."""
+    """What a JSON string holds; one cut off, as far as it goes (less an escape cut in two:
+    `\\`, `\\u00`, `\\ud83d\\ude`, cut at one of its last backslashes); None if it is
+    not JSON's (an escape JSON has not)."""
     if "\\" not in literal:
         return literal[1:-1] if closed else literal[1:]
     attempts = [literal if closed else literal + '"']
-    if not closed and (cut := _CUT_ESCAPE.search(literal, max(0, len(literal) - 12))):
-        attempts.append(literal[: cut.start()] + '"')  # its end an escape cut in two
+    end, floor = len(literal), max(1, len(literal) - 12)
+    while not closed and len(attempts) < 4 and (end := literal.rfind("\\", floor, end)) >= 0:
+        attempts.append(literal[:end] + '"')
     for attempt in attempts:
         try:
             return cast("str", orjson.loads(attempt))
