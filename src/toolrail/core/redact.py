@@ -316,7 +316,9 @@ _ESCAPED_OPENING = re.compile(r'[\[{](?:[ \t]|\\[nrt])*+\\"')
 # spaces (a tab escaped in JSON text too), a comma (an item of a YAML flow list,
 # `[--password, x]`: see `_flow_item`), or a line continuation and a newline (`\`; a
 # spaced PowerShell `` ` `` or cmd `^`, not markdown's code span), raw or escaped in JSON.
-_UNICODE_DASH = r"(?:[\u2010-\u2015\u2212\uff0d]|\\{1,2}u(?:201[0-5]|2212|[fF]{2}0[dD]))"
+_UNICODE_DASH = (  # one of `_DASHES` but `-`, raw or escaped in JSON text (`\u2014`, `\\u2014`)
+    "(?:[" + _DASHES[1:] + r"]|\\{1,2}u(?i:" + "|".join(f"{ord(d):04x}" for d in _DASHES[1:]) + "))"
+)
 _ANY_DASH = "(?:-|" + _UNICODE_DASH + ")"
 # not glued to a word: after a non-word character, or an escape of one in JSON text
 _NOT_GLUED = r"(?:(?<!\w)|(?<=\\[nrtfb])|(?<=\\u[0-9a-fA-F]{4}))"
