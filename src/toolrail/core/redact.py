@@ -498,10 +498,11 @@ def _redacted_json(text: str) -> str | None:
     text and data agree by construction, JSON text held in its strings (at any depth) is
     read as JSON, and JSON stays JSON. None for the passes to read it as text: not JSON, or
     nesting deeper than `redact` (or the stack) goes."""
+    escaped_surrogate = "\\ud" in text or "\\uD" in text
     try:
         orjson.loads(text)  # fails fast on what is not JSON
     except orjson.JSONDecodeError:  # (orjson refuses a lone surrogate, which JSON may hold)
-        if "\\ud" not in text.lower() and _SURROGATE.search(text) is None:
+        if not escaped_surrogate and _SURROGATE.search(text) is None:
             return None
     written = _AsWritten()
     try:
@@ -518,7 +519,7 @@ def _redacted_json(text: str) -> str | None:
     spaced = indent is not None or (separator is not None and separator[1] == " ")  # json.dumps
     dumped = json.dumps(
         shown,
-        ensure_ascii=text.isascii() or "\\ud" in text.lower(),  # a lone surrogate stays escaped
+        ensure_ascii=text.isascii() or escaped_surrogate,  # a lone surrogate stays escaped
         indent=indent.group(1) if indent else None,
         separators=(", " if indent is None else ",", ": ") if spaced else (",", ":"),
         default=written.number,
