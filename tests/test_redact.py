@@ -416,6 +416,11 @@ def test_text_and_mapping_keys_agree_on_which_names_are_secret(
         "https://example.com:8443/users/@alice",
         "task-management-configuration-file-v2",
         "bookmark-manager-settings-synchronisation",
+        # a header's name ending a JSON string takes nothing after it
+        'INFO {"msg": "Missing Authorization:", "status": 401, "user": "bob"}',
+        'INFO {"msg":"Missing Authorization:","status":401}',
+        'INFO ["Set-Cookie:", "session id", "path"]',
+        'INFO {"error": "invalid cookie=", "path": "/home", "user": "bob"}',
     ],
 )
 def test_ordinary_text_stays(text: str) -> None:
