@@ -2,7 +2,11 @@
 
 Every contender validates the same JSON arguments `{"a": 1, "b": 2}` for an async
 `add(a: int, b: int) -> int` and calls it. Peers are called at their own tool-invocation
-entry points, without an agent run around them.
+entry points, without an agent run around them, each given what it needs per call made
+anew for every call, as a model's reply gives each call its own id: toolrail a `ToolCall`,
+openai-agents a `ToolContext` (its runner makes one per call, `from_agent_context`, which
+costs more), pydantic-ai a `ToolCallPart`, langchain-core a tool-call dict. One more row
+shows openai-agents with a single `ToolContext` reused, which no run does.
 """
 
 from __future__ import annotations
@@ -30,8 +34,11 @@ from toolrail import (
 )
 
 ARGS = '{"a": 1, "b": 2}'
+IDS = [f"c{i}" for i in range(10_000)]
+"""Call ids, made before timing (more than the stream handler remembers)."""
 FULL = "toolrail full railway (gates, JSONL log, stream)"
 TRACED = "toolrail full railway + OTel sink"
+BASELINE = "openai-agents FunctionTool.on_invoke_tool"
 
 
 async def add(a: int, b: int) -> int:
@@ -63,10 +70,11 @@ def toolrail_executor(*, with_table: bool, functional: bool = False) -> AsyncCal
     table = AgentToolTable({"bench": ["add*"]}) if with_table else None
     executor = Executor(registry, agents=table)
     ctx = ExecutionContext(agent="bench")
-    call = ToolCall(name="add_functional" if functional else "add", arguments=ARGS, id="c1")
+    name = "add_functional" if functional else "add"
+    ids = itertools.cycle(IDS)
 
     async def run() -> object:
-        outcome = await executor.run(call, ctx)
+        outcome = await executor.run(ToolCall(name=name, arguments=ARGS, id=next(ids)), ctx)
         return outcome.result
 
     return run
@@ -103,13 +111,10 @@ def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]
         sinks=sinks,
     )
     ctx = ExecutionContext(agent="bench", permissions=frozenset({"math:add"}))
-    # a model gives each call its own id: more ids than the stream handler remembers
-    calls = itertools.cycle(
-        [ToolCall(name="add", arguments=ARGS, id=f"c{i}") for i in range(10_000)]
-    )
+    ids = itertools.cycle(IDS)
 
     async def run() -> object:
-        return (await executor.run(next(calls), ctx)).result
+        return (await executor.run(ToolCall(name="add", arguments=ARGS, id=next(ids)), ctx)).result
 
     def settle() -> None:  # what the log's and the span sink's writer threads were handed
         for sink in sinks:
@@ -119,16 +124,26 @@ def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]
     return run, settle
 
 
-def openai_agents() -> AsyncCall:
+def openai_agents(*, reused_context: bool = False) -> AsyncCall:
     os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
     from agents import function_tool
     from agents.tool_context import ToolContext
 
     function = function_tool(add)
-    ctx = ToolContext(context=None, tool_name="add", tool_call_id="c1", tool_arguments=ARGS)
+    ids = itertools.cycle(IDS)
+    if reused_context:
+        ctx = ToolContext(context=None, tool_name="add", tool_call_id="c1", tool_arguments=ARGS)
+
+        async def reusing() -> object:
+            return await function.on_invoke_tool(ctx, ARGS)
+
+        return reusing
 
     async def call() -> object:
-        return await function.on_invoke_tool(ctx, ARGS)
+        made = ToolContext(
+            context=None, tool_name="add", tool_call_id=next(ids), tool_arguments=ARGS
+        )
+        return await function.on_invoke_tool(made, ARGS)
 
     return call
 
@@ -143,10 +158,12 @@ async def pydantic_ai() -> AsyncCall:
 
     ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
     manager = await ToolManager(FunctionToolset([add])).for_run_step(ctx)
-    part = ToolCallPart(tool_name="add", args=ARGS, tool_call_id="c1")
+    ids = itertools.cycle(IDS)
 
     async def call() -> object:
-        return await manager.handle_call(part)
+        return await manager.handle_call(
+            ToolCallPart(tool_name="add", args=ARGS, tool_call_id=next(ids))
+        )
 
     return call
 
@@ -155,9 +172,10 @@ def langchain_core() -> AsyncCall:
     from langchain_core.tools import StructuredTool
 
     structured = StructuredTool.from_function(coroutine=add, name="add")
-    tool_call = {"name": "add", "args": {"a": 1, "b": 2}, "id": "c1", "type": "tool_call"}
+    ids = itertools.cycle(IDS)
 
     async def call() -> object:
+        tool_call = {"name": "add", "args": {"a": 1, "b": 2}, "id": next(ids), "type": "tool_call"}
         return await structured.ainvoke(tool_call)
 
     return call
@@ -175,7 +193,8 @@ async def main() -> None:
         ),
         FULL: full,
         TRACED: traced,
-        "openai-agents FunctionTool.on_invoke_tool": openai_agents(),
+        BASELINE: openai_agents(),
+        "openai-agents, one ToolContext reused": openai_agents(reused_context=True),
         "pydantic-ai ToolManager.handle_call": await pydantic_ai(),
         "langchain-core StructuredTool.ainvoke": langchain_core(),
     }
@@ -183,7 +202,7 @@ async def main() -> None:
     report(
         "Executor path per call (async tool, JSON arguments)",
         timings,
-        baseline="openai-agents FunctionTool.on_invoke_tool",
+        baseline=BASELINE,
         also="toolrail Executor.run",  # what the railway adds to toolrail's own bare call
     )
 

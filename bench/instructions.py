@@ -35,7 +35,7 @@ from bench import executor_overhead as contenders
 from bench.timing import AsyncCall
 
 WARM_UP, FEW, MANY = 200, 200, 1200
-BASELINE = "openai-agents FunctionTool.on_invoke_tool"
+BASELINE = contenders.BASELINE
 BARE = "toolrail Executor.run"
 CALL_PATH = " (call path)"
 Made = tuple[AsyncCall, Callable[[], object]]
@@ -65,6 +65,9 @@ MAKERS: dict[str, Callable[[], Awaitable[Made]]] = {
     contenders.TRACED: lambda: _full(otel=True),
     contenders.TRACED + CALL_PATH: lambda: _full(otel=True),
     BASELINE: lambda: _at_once(contenders.openai_agents()),
+    "openai-agents, one ToolContext reused": lambda: _at_once(
+        contenders.openai_agents(reused_context=True)
+    ),
     "pydantic-ai ToolManager.handle_call": _pydantic_ai,
 }
 
