@@ -128,11 +128,11 @@ def test_progress_for_unknown_call_and_duplicates() -> None:
 
 
 def test_late_news_of_recent_calls_is_dropped_past_the_remembered_window() -> None:
-    """Models give each call its own id: after more calls than the handler remembers, a
-    late finish of a recent call is still dropped, and one of the oldest (forgotten) is
-    shown again rather than lost."""
+    """Models give each call its own id: after more calls than the handler remembers (at
+    least the latest `_SEEN_LIMIT`, at most twice as many), a late finish of a recent call
+    is still dropped, and one of the oldest (forgotten) is shown again rather than lost."""
     handler, updates = collect()
-    contexts = [CTX.for_call(f"c{i}") for i in range(_SEEN_LIMIT + 10)]
+    contexts = [CTX.for_call(f"c{i}") for i in range(2 * _SEEN_LIMIT + 10)]
     finishes = [
         ToolCompleted(
             call_id=f"c{i}", tool="t", context=ctx, outcome=outcome(f"c{i}", "t", Success(i))
@@ -147,6 +147,7 @@ def test_late_news_of_recent_calls_is_dropped_past_the_remembered_window() -> No
     handler(finishes[-_SEEN_LIMIT])  # the oldest still remembered
     assert len(updates) == 2 * len(finishes)
     handler(finishes[0])  # forgotten: shown again, as a call seen for the first time
+    assert len(updates) == 2 * len(finishes) + 2
     assert [u.status for u in updates[-2:]] == ["running", "completed"]
     assert updates[-1].call_id == "c0"
     assert handler.active() == []
