@@ -574,6 +574,7 @@ class Executor:
                         call_id=call.id,
                         tool=call.name,
                         context=ctx,
+                        at=datetime.now(UTC),
                         outcome=outcome,
                         error=result.failure(),
                         source=source,
@@ -582,7 +583,12 @@ class Executor:
             else:
                 self.sinks.emit(
                     make_completed(
-                        call_id=call.id, tool=call.name, context=ctx, outcome=outcome, source=source
+                        call_id=call.id,
+                        tool=call.name,
+                        context=ctx,
+                        at=datetime.now(UTC),  # the events' own default, without its call
+                        outcome=outcome,
+                        source=source,
                     )
                 )
         return outcome

@@ -58,6 +58,12 @@ def test_still_frozen_and_keyword_only() -> None:
 def test_the_types_made_on_every_call_use_it() -> None:
     ctx = ExecutionContext().for_call("c1")
     call = ToolCall(name="t", id="c1")
+    assert call.arguments is None
+    assert ToolCall(name="t").id.startswith("call_")  # its factory, each call its own id
+    assert ToolCall(name="t").id != ToolCall(name="t").id
+    assert str(inspect.signature(ToolCall)) == "(*, name, arguments=None, id=<factory>)"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        call.name = "x"  # type: ignore[misc]
     outcome = ToolOutcome(
         call=call, result=Success(1), started_at=datetime.now(UTC), duration_ms=1.0
     )

@@ -55,6 +55,7 @@ def _new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:16]}"
 
 
+@fast_init  # made for every call a model asks for
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCall:
     """One tool call requested by a model; `arguments` stay raw until validation."""

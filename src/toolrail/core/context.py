@@ -75,7 +75,7 @@ class ExecutionContext(Generic[DepsT]):
         fields["call_id"] = call_id
         fields["_attached"] = None  # each call attaches its own metadata
         if self.call_id != call_id:  # a call made from inside another call nests under it
-            fields["call_stack"] = (*self.call_stack, call_id)
+            fields["call_stack"] = self.call_stack + (call_id,)  # noqa: RUF005 (half the cost)
         if on_progress is not None:
             fields["on_progress"] = on_progress
         copy = _new(ExecutionContext)
