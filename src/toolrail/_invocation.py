@@ -132,7 +132,7 @@ class Invoker:
         deadline, timer = None, None
         if timeout_s and timeout_s != math.inf:
             deadline = _Deadline(waiter)
-            timer = self._deadlines.add(timeout_s, deadline)
+            timer = self._deadlines.add(timeout_s, deadline, waiter.get_loop())
         self._running[call.id] = waiter
         before = waiter.cancelling()  # more than this: the caller cancelled during the call
         try:
@@ -268,10 +268,12 @@ class _Deadlines:
         self._slots: dict[_Slot, _Entry] = {}
         self._idle: _Slot | None = None
 
-    def add(self, delay_s: float, expire: Callable[[], None]) -> _Slot:
-        """File `expire` under its slot; what `remove` needs back is the slot's own key (so a
-        waiting call keeps no tuple of its own alive)."""
-        loop = asyncio.get_running_loop()
+    def add(
+        self, delay_s: float, expire: Callable[[], None], loop: asyncio.AbstractEventLoop
+    ) -> _Slot:
+        """File `expire` under its slot on `loop`, the running one (its task's: asking asyncio
+        for it checks the process id, a system call); what `remove` needs back is the slot's
+        own key (so a waiting call keeps no tuple of its own alive)."""
         slot = (loop, math.ceil((loop.time() + delay_s) / self.GRAIN_S))
         entry = self._slots.get(slot)
         if entry is None:
