@@ -345,7 +345,7 @@ class Executor:
         start = time.perf_counter()
         tool: AnyTool | None = None
         attempts = 1
-        attached: Mapping[str, object] = {}
+        attached: Mapping[str, object] | None = None
         progress: _Progress | None = None
         recorded = call  # the call as its records hold it (`_recorded`), worked out once
         if self.sinks.sinks or ctx.on_progress is not None:
@@ -359,7 +359,8 @@ class Executor:
             if tool is None:
                 result = self._refusal(call, ctx)
             else:
-                recorded = _recorded(tool, call)
+                if tool.parameters.secret_names:  # (checked here: a call less, most calls)
+                    recorded = _recorded(tool, call)
                 if progress is not None and recorded is not call:
                     progress.hides(recorded.arguments)
                 admission = self._check(tool, call, ctx)
@@ -657,7 +658,7 @@ def _started(
         context=ctx,
         arguments=call.arguments,
         asked_arguments=asked,
-        description=_describe(tool, args, call.arguments),
+        description=None if tool.describe is None else _describe(tool, args, call.arguments),
         source=tool.source,
         read_only=tool.annotations.read_only,
     )
