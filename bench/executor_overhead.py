@@ -2,11 +2,15 @@
 
 Every contender validates the same JSON arguments `{"a": 1, "b": 2}` for an async
 `add(a: int, b: int) -> int` and calls it. Peers are called at their own tool-invocation
-entry points, without an agent run around them, each given what it needs per call made
-anew for every call, as a model's reply gives each call its own id: toolrail a `ToolCall`,
-openai-agents a `ToolContext` (its runner makes one per call, `from_agent_context`, which
-costs more), pydantic-ai a `ToolCallPart`, langchain-core a tool-call dict. One more row
-shows openai-agents with a single `ToolContext` reused, which no run does.
+entry points, without an agent run around them. What a model's reply gives each call anew
+(its id) is made anew for each call: toolrail a `ToolCall`, pydantic-ai a `ToolCallPart`,
+langchain-core a tool-call dict; what a run holds for all its calls is made once.
+
+openai-agents keeps the call id in its per-call `ToolContext`. The baseline, its bare
+`on_invoke_tool`, reuses one; two more rows make one per call: as its runner does
+(`ToolContext.from_agent_context` over the run's context), and with its constructor, which
+also makes a fresh usage record (the reading that matches the figures the performance goals
+were set from: toolrail's bare call 0.63x openai-agents', pydantic-ai 1.60x).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import itertools
 import os
 import tempfile
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -39,6 +43,8 @@ IDS = [f"c{i}" for i in range(10_000)]
 FULL = "toolrail full railway (gates, JSONL log, stream)"
 TRACED = "toolrail full railway + OTel sink"
 BASELINE = "openai-agents FunctionTool.on_invoke_tool"
+PER_CALL_RUNNER = "openai-agents, ToolContext per call, as its runner"
+PER_CALL_MADE = "openai-agents, ToolContext per call, constructor"
 
 
 async def add(a: int, b: int) -> int:
@@ -124,24 +130,29 @@ def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]
     return run, settle
 
 
-def openai_agents(*, reused_context: bool = False) -> AsyncCall:
+def openai_agents(*, per_call: Literal["runner", "constructor"] | None = None) -> AsyncCall:
     os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
-    from agents import function_tool
+    from agents import RunContextWrapper, function_tool
     from agents.tool_context import ToolContext
 
     function = function_tool(add)
     ids = itertools.cycle(IDS)
-    if reused_context:
+    if per_call is None:
         ctx = ToolContext(context=None, tool_name="add", tool_call_id="c1", tool_arguments=ARGS)
 
-        async def reusing() -> object:
+        async def bare() -> object:
             return await function.on_invoke_tool(ctx, ARGS)
 
-        return reusing
+        return bare
+    run = RunContextWrapper(context=None)
 
     async def call() -> object:
-        made = ToolContext(
-            context=None, tool_name="add", tool_call_id=next(ids), tool_arguments=ARGS
+        made = (
+            ToolContext.from_agent_context(run, next(ids), tool_name="add", tool_arguments=ARGS)
+            if per_call == "runner"
+            else ToolContext(
+                context=None, tool_name="add", tool_call_id=next(ids), tool_arguments=ARGS
+            )
         )
         return await function.on_invoke_tool(made, ARGS)
 
@@ -194,7 +205,8 @@ async def main() -> None:
         FULL: full,
         TRACED: traced,
         BASELINE: openai_agents(),
-        "openai-agents, one ToolContext reused": openai_agents(reused_context=True),
+        PER_CALL_RUNNER: openai_agents(per_call="runner"),
+        PER_CALL_MADE: openai_agents(per_call="constructor"),
         "pydantic-ai ToolManager.handle_call": await pydantic_ai(),
         "langchain-core StructuredTool.ainvoke": langchain_core(),
     }

@@ -65,9 +65,8 @@ MAKERS: dict[str, Callable[[], Awaitable[Made]]] = {
     contenders.TRACED: lambda: _full(otel=True),
     contenders.TRACED + CALL_PATH: lambda: _full(otel=True),
     BASELINE: lambda: _at_once(contenders.openai_agents()),
-    "openai-agents, one ToolContext reused": lambda: _at_once(
-        contenders.openai_agents(reused_context=True)
-    ),
+    contenders.PER_CALL_RUNNER: lambda: _at_once(contenders.openai_agents(per_call="runner")),
+    contenders.PER_CALL_MADE: lambda: _at_once(contenders.openai_agents(per_call="constructor")),
     "pydantic-ai ToolManager.handle_call": _pydantic_ai,
 }
 
