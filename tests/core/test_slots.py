@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import typing
 from datetime import UTC, datetime
 
 import pytest
@@ -52,7 +53,13 @@ def test_still_frozen_and_keyword_only() -> None:
         Fast()  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         Fast(1)  # type: ignore[call-arg]
-    assert str(inspect.signature(Fast)) == "(*, a, b='b', c=<factory>)"
+    plain = type(_made_plainly(a=1))
+    assert inspect.signature(Fast) == inspect.signature(plain)  # types and defaults shown
+    assert (
+        str(inspect.signature(Fast))
+        == "(*, a: 'int', b: 'str' = 'b', c: 'list[int]' = <factory>) -> None"
+    )
+    assert typing.get_type_hints(Fast.__init__) == typing.get_type_hints(plain.__init__)
 
 
 def test_the_types_made_on_every_call_use_it() -> None:
@@ -61,7 +68,10 @@ def test_the_types_made_on_every_call_use_it() -> None:
     assert call.arguments is None
     assert ToolCall(name="t").id.startswith("call_")  # its factory, each call its own id
     assert ToolCall(name="t").id != ToolCall(name="t").id
-    assert str(inspect.signature(ToolCall)) == "(*, name, arguments=None, id=<factory>)"
+    assert str(inspect.signature(ToolCall)) == (
+        "(*, name: 'str', arguments: 'RawArguments' = None, id: 'str' = <factory>) -> None"
+    )
+    assert typing.get_type_hints(ToolCall.__init__)["name"] is str  # read in its module
     with pytest.raises(dataclasses.FrozenInstanceError):
         call.name = "x"  # type: ignore[misc]
     outcome = ToolOutcome(

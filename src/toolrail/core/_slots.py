@@ -34,6 +34,8 @@ def fast_init(cls: type[T]) -> type[T]:
     init = _slot_setting(cls, "__init__", "self, ", "")
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__doc__ = cls.__init__.__doc__
+    init.__annotations__ = dict(cls.__init__.__annotations__)  # its fields' types, read
+    init.__wrapped__ = cls.__init__  # type: ignore[attr-defined]  # in the class's module
     cls.__init__ = init  # type: ignore[method-assign]
     return cls
 
