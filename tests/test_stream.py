@@ -29,7 +29,7 @@ from toolrail.recording.events import (
     ToolStarted,
 )
 from toolrail.recording.narration import describe_call
-from toolrail.recording.stream import _SEEN_LIMIT, ProgressUpdate, ToolStreamHandler
+from toolrail.recording.stream import _SAME_ID, _SEEN_LIMIT, ProgressUpdate, ToolStreamHandler
 
 pytestmark = pytest.mark.anyio
 CTX = ExecutionContext(agent="dev")
@@ -150,6 +150,56 @@ def test_late_news_of_recent_calls_is_dropped_past_the_remembered_window() -> No
     assert len(updates) == 2 * len(finishes) + 2
     assert [u.status for u in updates[-2:]] == ["running", "completed"]
     assert updates[-1].call_id == "c0"
+    assert handler.active() == []
+
+
+def test_late_news_of_an_older_call_with_a_reused_id_leaves_the_newer_call_alone() -> None:
+    """Models reuse ids ("call_1" every turn). A late finish of the older call, arriving
+    after the newer call with its id ended, is dropped, and so is a late start of the newer
+    one: no line runs again, none is left running."""
+    handler, updates = collect()
+    older, newer = CTX.for_call("call_1"), CTX.for_call("call_1")
+    for ctx in (older, newer):
+        handler(ToolStarted(call_id="call_1", tool="t", context=ctx, arguments={}))
+        handler(
+            ToolCompleted(
+                call_id="call_1", tool="t", context=ctx, outcome=outcome("call_1", "t", Success(1))
+            )
+        )
+    assert [u.status for u in updates] == ["running", "completed"] * 2
+    late_finish = ToolCompleted(
+        call_id="call_1", tool="t", context=older, outcome=outcome("call_1", "t", Success(1))
+    )
+    handler(late_finish)
+    handler(ToolStarted(call_id="call_1", tool="t", context=newer, arguments={}))
+    handler(ToolProgress(call_id="call_1", tool="t", context=older, progress=1))
+    assert len(updates) == 4
+    assert handler.active() == []
+    third = CTX.for_call("call_1")  # and a third call with the id is a call of its own
+    handler(ToolStarted(call_id="call_1", tool="t", context=third, arguments={}))
+    assert [u.status for u in handler.active()] == ["running"]
+
+
+def test_a_model_giving_every_call_one_id_has_its_latest_calls_told_apart() -> None:
+    """The handler tells apart the latest `_SAME_ID` ended calls with one id: late news of
+    any of them is dropped; of an older one, shown again as a call of its own."""
+    handler, updates = collect()
+    contexts = [CTX.for_call("call_1") for _ in range(_SAME_ID + 1)]
+    finishes = [
+        ToolCompleted(
+            call_id="call_1", tool="t", context=ctx, outcome=outcome("call_1", "t", Success(1))
+        )
+        for ctx in contexts
+    ]
+    for ctx, done in zip(contexts, finishes, strict=True):
+        handler(ToolStarted(call_id="call_1", tool="t", context=ctx, arguments={}))
+        handler(done)
+    seen = len(updates)
+    for done in finishes[1:]:
+        handler(done)
+    assert len(updates) == seen
+    handler(finishes[0])
+    assert [u.status for u in updates[seen:]] == ["running", "completed"]
     assert handler.active() == []
 
 

@@ -196,6 +196,11 @@ _set = object.__setattr__
 
 
 UpdateCallback = Callable[[ProgressUpdate], None]
+_Ended = tuple[weakref.ref[ExecutionContext], ...]
+"""The contexts of the latest calls with one id that have ended, oldest first."""
+_SAME_ID = 8
+"""How many ended calls with one id are told apart (a model giving every turn's call the
+same id makes many): late news of an older one is shown again, as a call of its own."""
 _SEEN_LIMIT = 4096
 """Ended calls remembered (to drop late news of them): at least this many, the latest."""
 
@@ -215,11 +220,12 @@ class ToolStreamHandler:
         self._queue_size = queue_size
         self._active: dict[str, ProgressUpdate] = {}  # each running call's latest line
         self._first: dict[str, ProgressUpdate] = {}  # and its first, once they differ
-        # ended calls in two generations: the latest, and the one before it, forgotten
-        # whole once the latest is full (an OrderedDict forgetting its oldest one by one
-        # costs every call 0.15 µs; a dict used so, 2 µs once it has holes to skip)
-        self._finished: dict[str, weakref.ref[ExecutionContext]] = {}
-        self._finished_before: dict[str, weakref.ref[ExecutionContext]] = {}
+        # ended calls: by id, the contexts of the latest few with it; in two generations,
+        # the latest and the one before it, forgotten whole once the latest is full (an
+        # OrderedDict forgetting its oldest one by one costs every call 0.15 µs; a dict
+        # used so, 2 µs once it has holes to skip)
+        self._finished: dict[str, _Ended] = {}
+        self._finished_before: dict[str, _Ended] = {}
         self._health = health
 
     def __call__(self, event: ToolEvent) -> None:
@@ -342,14 +348,12 @@ class ToolStreamHandler:
     ) -> bool:
         """Whether `event` is late news of a call that has ended: the same id *and* the same
         call (its own per-call context). Models reuse ids ("call_1" every turn): a later call
-        with an ended call's id is a new call."""
-        call_id = event.call_id
+        with an ended call's id is a new call, and late news of either is late news still."""
+        call_id, context = event.call_id, event.context
         for finished in (self._finished, self._finished_before):
-            ended = finished.get(call_id)
-            if ended is not None:
-                if ended() is event.context:
-                    return True
-                del finished[call_id]  # the id now names another call
+            ended = finished.get(call_id, ())
+            if any(reference() is context for reference in ended):
+                return True
         return False
 
     def _end(
@@ -364,7 +368,11 @@ class ToolStreamHandler:
         first = self._first.pop(event.call_id, latest) if self._first else latest
         # weakly: once no event holds the context, no late news of the call can come
         finished = self._finished
-        finished[event.call_id] = weakref.ref(event.context)
+        ended = finished.get(event.call_id)
+        reference = weakref.ref(event.context)
+        finished[event.call_id] = (
+            (reference,) if ended is None else (*ended[1 - _SAME_ID :], reference)
+        )
         if len(finished) >= _SEEN_LIMIT:
             self._finished_before, self._finished = finished, {}
         status: Status = "completed"
