@@ -329,3 +329,58 @@ def _nested_lists(depth: int) -> list[object]:
 )
 def test_cut_takes_what_is_not_json_data_without_raising(value: object, shown: object) -> None:
     assert cut(value, 1000) == shown
+
+
+# --- header shapes the second review left open (stop 34) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        'Authorization: Bearer "' + "Q" * 1100 + 'SECRETTAIL"',  # a quoted part past 1 KB
+        'Authorization: Bearer "' + "Q" * 1100 + "SECRETTAIL",  # and cut off there
+        'Authorization: Bearer"SECRETTAIL12"',  # a quote glued to the scheme
+        'Authorization: token"SECRETTAIL12"',
+        "Authorization: Basic ab'SECRETTAIL12",  # a quote inside a raw value
+        'Cookie: sid=ab"SECRETTAIL12; theme=dark',
+        "Cookie: " + "; ".join(f"p{i}=v{i:05d}" for i in range(2000)) + "; s=SECRETTAIL12",
+    ],
+)
+def test_a_headers_value_is_hidden_whatever_its_quotes_and_length(header: str) -> None:
+    """A credential header's value goes whole: quoted parts of any length, cut off or not,
+    quotes glued to the scheme or inside a token, values past 16 KB."""
+    for shown in (
+        redact_text(header),
+        json.dumps(redact({"h": header})),
+        redact_text(f"log {json.dumps({'h': header})} end"),
+    ):
+        assert "SECRETTAIL" not in shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "headers = {'Authorization': 'Bearer abcd1234secret', 'Accept': 'text/plain'}",
+        '{"Authorization": "Bearer abcd1234secret", "Accept": "text/plain"}',
+        'The Authorization: header takes "Bearer" or "Basic"',
+    ],
+)
+def test_a_quote_that_ends_the_value_still_ends_it(text: str) -> None:
+    """A quote after the value that ends its string (before `,` `}` or a space) ends the
+    value: what follows on the line stays."""
+    shown = redact_text(text)
+    assert "abcd1234secret" not in shown
+    assert "Accept" in shown or "Accept" not in text
+    assert "text/plain" in shown or "text/plain" not in text
+    assert '"Basic"' in shown or "Basic" not in text
+
+
+def test_every_preview_of_a_quoted_header_is_redacted_without_raising() -> None:
+    """Cut anywhere (a preview), JSON text holding a header with quoted parts redacts without
+    an error (`re` cannot hold a captured group inside a possessive repeat) and shows no
+    part of the secret that is there."""
+    text = json.dumps({"h": 'Authorization: Digest username="u", response="SECRETTAIL12"'})
+    for end in range(len(text) + 1):
+        shown = redact_text(text[:end])
+        assert "SECRET" not in shown
+        assert "TAIL12" not in shown

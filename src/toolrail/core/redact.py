@@ -222,13 +222,14 @@ _SLACK_WEBHOOK = re.compile(r"(hooks\.slack\.com/(?:services|workflows|triggers)
 _URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no password
 
 
-def _quoted_part(group: str) -> str:
-    """A quoted part of a header value, to its closing quote or cut off at its line's end;
-    not a quote that ends a JSON string (one followed by `,` `:` `]` `}`)."""
-    return (
-        rf"(?P<{group}>[\"'])(?!\s*+[,:}}\]])(?:(?!(?P={group}))[^\n\r]){{0,1024}}+"
-        rf"(?:(?P={group})|(?=[\r\n]|\Z))"
-    )
+_QUOTED_PART = "|".join(
+    # not a quote that ends a JSON string (one followed by `,` `:` `]` `}`); no group to
+    # capture the quote, which `re` cannot hold inside a possessive repeat
+    rf"{quote}(?!\s*+[,:}}\]])[^{quote}\n\r]*+{quote}?"
+    for quote in ('"', "'")
+)
+"""A quoted part of a header value, to its closing quote, or to its line's end when it does
+not close (cut off, or longer than anything a reader would wrap)."""
 
 
 # `: ` (with the quote opening the value, not one that ends a JSON string); after a JSON
@@ -238,12 +239,15 @@ _HEADER_SEPARATOR = (
     '"' + _SP + "{0,8}+:" + _SP + '{0,8}+"|'
     "'?" + _SP + "{0,8}+[:=：＝]" + _SP + "{0,8}+(?:[\"'](?!\\s*+[,:}\\]]))?"
 )
-_HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value, with
-    # its quoted parts: a scheme's credential (`Bearer "..."`) and parameters (`Digest
-    # username="u", response="..."`, `a="b"; c="d"`)
+_HEADER = re.compile(  # any scheme (`token`, `Digest ...`): the whole header value, to
+    # its line's end, with its quoted parts: a scheme's credential (`Bearer "..."`, or glued,
+    # `token"..."`) and parameters (`Digest username="u", response="..."`, `a="b"; c="d"`),
+    # and a quote inside a token (`ab'cd`); a quote after a space or before `,` `}` `]` or a
+    # space ends it (the end of the string holding the header, or prose)
     r"((?i:authorization|cookie)(?:" + _HEADER_SEPARATOR + r"))(?=[^\"'\n\r])"
-    r"(?:[A-Za-z][\w-]{0,31}[ \t]{1,4}" + _quoted_part("scheme") + ")?"
-    r"(?:\\.|=" + _quoted_part("part") + r"|[^\"'\n\r\\]){0,16384}"
+    r"(?:[A-Za-z][\w-]{0,31}[ \t]{0,4}(?:" + _QUOTED_PART + "))?"
+    r"(?:\\.|=(?:" + _QUOTED_PART + r")|(?<=[\w+/=.~-])[\"'](?=[\w+/=.~-])"
+    r"|[^\"'\n\r\\])*+"
 )
 # a word: to a space or a quote, and not into an escaped quote (`\"` in JSON text; `\\`,
 # an escaped backslash, is read whole, so the quote after it still ends the string)
