@@ -202,7 +202,7 @@ _SAME_ID = 8
 """How many ended calls with one id are told apart (a model giving every turn's call the
 same id makes many): late news of an older one is shown again, as a call of its own."""
 _SEEN_LIMIT = 4096
-"""Ended calls remembered (to drop late news of them): at least this many, the latest."""
+"""Ids of ended calls remembered (to drop late news of them): at least the latest this many."""
 
 
 class ToolStreamHandler:
