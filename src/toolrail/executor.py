@@ -359,8 +359,7 @@ class Executor:
             if tool is None:
                 result = self._refusal(call, ctx)
             else:
-                if tool.parameters.secret_names:  # (checked here: a call less, most calls)
-                    recorded = _recorded(tool, call)
+                recorded = _recorded(tool, call)
                 if progress is not None and recorded is not call:
                     progress.hides(recorded.arguments)
                 admission = self._check(tool, call, ctx)
@@ -658,7 +657,7 @@ def _started(
         context=ctx,
         arguments=call.arguments,
         asked_arguments=asked,
-        description=None if tool.describe is None else _describe(tool, args, call.arguments),
+        description=_describe(tool, args, call.arguments),
         source=tool.source,
         read_only=tool.annotations.read_only,
     )
