@@ -266,24 +266,18 @@ class ToolStreamHandler:
 
     def _started(self, event: ToolStarted) -> None:
         call_id = event.call_id
+        # (the ids asked first: most events are of calls not ended, which need no `_ended`)
         if (call_id in self._finished or call_id in self._finished_before) and self._ended(event):
             return
-        active = self._active
-        current = active.get(call_id)
+        current = self._active.get(call_id)
         if current is not None and current.status == "running":
             return
-        description = event.description
         render = (
-            partial(redact_text, description)
-            if description
+            partial(redact_text, event.description)
+            if event.description
             else _describing(event.tool, event.arguments, event.read_only, event.source)
         )
-        # `_begin`, inline: every call's first line
-        update = _line(render, call_id, event.tool, event.context.agent, "running", event.at)
-        active[call_id] = update
-        if self._first:
-            self._first.pop(call_id, None)
-        self._publish(update)
+        self._begin(call_id, event.tool, event.agent, "running", render, event.at)
 
     def _finished_call(self, event: ToolCompleted | ToolFailed) -> None:
         call_id = event.call_id
