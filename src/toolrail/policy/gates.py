@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, assert_never
 import pydantic
 from returns.result import Failure, Result, Success
 
-from toolrail._diagnostics import get_logger
+from toolrail._diagnostics import callable_name, get_logger
 from toolrail.core.call import ToolCall
 from toolrail.core.context import ExecutionContext
 from toolrail.core.declared import masked, model_data, unmasked
@@ -253,7 +253,7 @@ class Gates:
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except BaseException as error:  # the approver's failure, not the tool's nor ours
-            approver = getattr(self.approver, "__qualname__", type(self.approver).__name__)
+            approver = callable_name(self.approver)
             log.warning(
                 "approver failed",
                 tool=tool.name,
