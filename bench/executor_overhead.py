@@ -136,7 +136,6 @@ def openai_agents(*, per_call: Literal["runner", "constructor"] | None = None) -
     from agents.tool_context import ToolContext
 
     function = function_tool(add)
-    ids = itertools.cycle(IDS)
     if per_call is None:
         ctx = ToolContext(context=None, tool_name="add", tool_call_id="c1", tool_arguments=ARGS)
 
@@ -145,6 +144,7 @@ def openai_agents(*, per_call: Literal["runner", "constructor"] | None = None) -
 
         return bare
     run = RunContextWrapper(context=None)
+    ids = itertools.cycle(IDS)
 
     async def call() -> object:
         made = (
