@@ -484,6 +484,8 @@ MORE_LEAKS = {
     "pypi": ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLTEyMzQtNTY3OC05MDEy", "AgEIcHlwaS5vcmcCJGFi"),
     "curl -u": ("curl -u alice:hunter2hunter2 https://x", "hunter2hunter2"),
     "curl --user=": ("curl --user=alice:hunter2hunter2 https://x", "hunter2hunter2"),
+    "curl -u email": ("curl -u me@example.com:hunter2hunter2 https://x", "hunter2hunter2"),
+    "curl -u 'email'": ("curl -s -u 'me@example.com:hunter2hunter2' https://x", "hunter2"),
     "dsn": ("SENTRY_DSN=https://abcdef0123@o1.ingest.sentry.io/1", "abcdef0123"),
     "database url": ("DATABASE_URL=postgres://u:hunter2hunter2@db/x", "hunter2hunter2"),
     "connection string": (

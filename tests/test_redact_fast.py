@@ -88,10 +88,8 @@ _HEADER = fast._HEADER
 # `mysql -p'x'`, `sshpass -p "x"`: as the policy has them now (quoted values, c4c84e7)
 _MYSQL_PASSWORD = fast._MYSQL_PASSWORD
 _SSHPASS = fast._SSHPASS
-_CURL_USER = re.compile(  # `curl -u user:pw`: the user stays
-    r"((?<!\S)(?:-u|--user|-U|--proxy-user)(?:[ \t]{1,8}|=)?[\"']?[^\s:\"'@]{1,256}:)"
-    r"[^\s\"']{1,512}"
-)
+# `curl -u user:pw`: as the policy has it now (a user with `@`, `me@example.com`, since stop 35)
+_CURL_USER = fast._CURL_USER
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
     r"((?:\blogin[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}|^[ \t]{0,64})(?:password|passwd)[ \t]{1,8})"
     r"[^\s=:][^\s]{0,511}",

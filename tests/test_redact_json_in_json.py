@@ -384,3 +384,50 @@ def test_every_preview_of_a_quoted_header_is_redacted_without_raising() -> None:
         shown = redact_text(text[:end])
         assert "SECRET" not in shown
         assert "TAIL12" not in shown
+
+
+# --- what precedes a string that changes (stop 35) --------------------------------------------
+
+_CHANGES_A_STRING = [  # each makes the string it is in change, so the string is held out
+    "sk-" + "a" * 24,
+    "Bearer abcdefghijklmnop",
+    "ghp_" + "b" * 36,
+    "token=Q1w2e3r4t5y6",
+    "https://u:pw12345@host",
+]
+
+
+@given(
+    st.sampled_from(["-u", "--user", "-U", "--proxy-user", "--user=", "-u="]),
+    st.sampled_from(["", " ", "  ", "\t"]),
+    st.sampled_from(["admin", "a.b-c_d", "user@example.com"]),
+    st.sampled_from(_CHANGES_A_STRING),
+    st.sampled_from(["{p} {x}", "{p}{x}", "{p}, {x}", "{p} {x} {p}"]),
+    SECRET,
+)
+def test_a_curl_password_in_a_string_that_changes_is_hidden(
+    flag: str, gap: str, user: str, other: str, layout: str, secret: str
+) -> None:
+    """`curl -u "user:pw ..."`: the password is known by the flag before the string. When
+    something else in the string changes it (a token), the string is redacted apart from the
+    text around it; the password still goes, and the user stays."""
+    sep = "" if flag.endswith("=") else gap or " "
+    value = layout.format(p=secret, x=other)
+    for text in (
+        f'curl -s {flag}{sep}"{user}:{value}" https://host/x',
+        json.dumps({"cmd": f'curl {flag}{sep}"{user}:{value}"'}) + " and more",  # in JSON text
+        f'run: curl -H "Accept: text/plain" {flag}{sep}"{user}:{value}"',
+    ):
+        shown = redact_text(text)
+        assert not _markers(shown), (text, shown)
+        assert user in shown or "@" in user, (text, shown)
+        assert "https://host/x" in shown or "https://host/x" not in text
+
+
+def test_a_curl_password_in_a_string_cut_off_is_hidden() -> None:
+    """A preview cut inside the quoted `user:pw ...` hides the password as far as it goes."""
+    text = 'curl -u "admin:Zq1Xvhunter2 sk-' + "a" * 24 + " more"
+    for end in range(len(text) - 30, len(text) + 1):
+        shown = redact_text(text[:end])
+        assert "hunter2" not in shown, shown
+        assert "Zq1Xv" not in shown, shown

@@ -268,10 +268,14 @@ _MYSQL_PASSWORD = re.compile(  # `mysql -phunter22`: the value is glued to -p
 _SSHPASS = re.compile(
     r"(\bsshpass\b[^\n]{0,256}?" + _SP + "-p" + _SP + r"{0,8}['\"]?)" + _WORD_OR_QUOTED
 )
-_CURL_USER = re.compile(  # `curl -u user:pw`: the user stays
-    r"((?<!\S)(?:-u|--user|-U|--proxy-user)(?:" + _SP + r"{1,8}|=)?[\"']?[^\s:\"'@]{1,256}:)"
+_CURL_USER = re.compile(  # `curl -u user:pw` (`-u me@example.com:pw`): the user stays
+    r"((?<!\S)(?:-u|--user|-U|--proxy-user)(?:" + _SP + r"{1,8}|=)?[\"']?[^\s:\"']{1,256}:)"
     r"[^\s\"']{1,512}"
 )
+# `curl -u "user:pw ..."` when the string is held out (`_held_strings`): a pass whose value
+# is a held string drops it whole, but this one keeps a part of it, the user
+_HELD_USER = re.compile(r"(?<!\S)(?:-u|--user|-U|--proxy-user)(?:" + _SP + r'{1,8}|=)?"\0(\d++)\0"')
+_USER_PART = re.compile(r"[^\s:\"']{1,256}:")  # the user, as `_CURL_USER` reads it
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
     r"((?:\blogin" + _SP + r"{1,8}[^\s]{1,256}" + _SP + r"{1,8}|^" + _SP + r"{0,64})"
     r"(?:password|passwd)" + _SP + r"{1,8}(?:(?:is|was)" + _SP + r"{1,8})?)"
@@ -587,6 +591,17 @@ def _content(literal: str, closed: bool) -> str | None:
     return None
 
 
+def _hide_held_password(held: list[str], index: int) -> None:
+    """The held string after `curl -u` as `user:[REDACTED]`: curl splits its argument at the
+    first colon, and the rest of the argument, spaces and all, is the password."""
+    literal = held[index]  # as `_held_strings` encoded it: cut off if the text cut it off
+    closed = (string := _JSON_STRING.fullmatch(literal)) is not None and bool(string["closed"])
+    content = _content(literal, closed)
+    if content is not None and (user := _USER_PART.match(content)) is not None:
+        encoded = json.dumps(user.group() + REDACTED, ensure_ascii=literal.isascii())
+        held[index] = encoded if closed else encoded[:-1]
+
+
 def _restored(text: str, held: list[str]) -> str:
     """The text with the strings `_held_strings` held out put back (what is left of one a
     pass cut into is dropped: it was redacted)."""
@@ -670,6 +685,9 @@ def _passes(text: str) -> str:
         text = _SSHPASS.sub(functools.partial(_glued_password, _quote_counts(text)), text)
     if ("-u" in text or "-U" in text) and "curl" in lowered:
         text = _CURL_USER.sub(rf"\1{REDACTED}", text)
+        if held:
+            for found in _HELD_USER.finditer(text):
+                _hide_held_password(held, int(found.group(1)))
     if "password" in text or "passwd" in text:
         text = _NETRC.sub(rf"\1{REDACTED}", text)
     if "=" in text or ":" in text or "：" in text or "＝" in text or ">" in text or "→" in text:
