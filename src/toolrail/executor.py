@@ -139,6 +139,9 @@ class Executor:
         self.resilience.listen(self._circuit_changed)  # shared or not: our sinks hear it
         self.resilience.health.listen(self._health_changed)
         self._own_run = type(self.resilience).run is not Resilience.run
+        # while a call's verdict is recorded, what it changes waits for its finished event
+        self._holding = False
+        self._held: list[ToolEvent] = []
         self.max_output_chars = max_output_chars
         self.output_caps = dict(output_caps or {})
         self.spill_dir = None if spill_dir is None else Path(spill_dir)
@@ -348,6 +351,7 @@ class Executor:
         attached: Mapping[str, object] | None = None
         progress: _Progress | None = None
         recorded = call  # the call as its records hold it (`_recorded`), worked out once
+        changed: Sequence[ToolEvent] = ()  # circuits and health the call changed, told after it
         if self.sinks.sinks or ctx.on_progress is not None:
             progress = _Progress(self.sinks, call, self._progress_after(ctx))
             ctx = ctx.for_call(call.id, progress)
@@ -422,9 +426,15 @@ class Executor:
                             if type(ended) is Failure and hides:  # before health records it
                                 ended = _quiet(ended, recorded.arguments, asked)
                         finally:  # cancelled: no verdict, probes given back
-                            resilience.settle(
-                                tool, held, ended, (time.perf_counter() - begun) * 1000
-                            )
+                            self._holding = True
+                            try:
+                                resilience.settle(
+                                    tool, held, ended, (time.perf_counter() - begun) * 1000
+                                )
+                            finally:
+                                self._holding = False
+                            if self._held:
+                                changed, self._held = self._held, []
                         result = ended
                     if type(result) is Success:
                         cap = self._cap(tool)
@@ -436,6 +446,7 @@ class Executor:
         except asyncio.CancelledError:
             # the caller cancelled the task awaiting us: record it, then let it propagate
             self._finish(call, ctx, tool, Failure(cancelled("the caller")), started_at, start)
+            self._tell_changes(changed)
             raise
         except Exception as error:
             log.exception("toolrail bug while running a call", tool=call.name, call_id=call.id)
@@ -450,7 +461,12 @@ class Executor:
                 recorded.arguments,
                 asked,
             )
-        return self._finish(call, ctx, tool, result, started_at, start, attempts, asked, attached)
+        outcome = self._finish(
+            call, ctx, tool, result, started_at, start, attempts, asked, attached
+        )
+        if changed:
+            self._tell_changes(changed)
+        return outcome
 
     def _lookup(self, call: ToolCall, ctx: ExecutionContext[Any]) -> AnyTool | None:
         """The tool to run, or None if it is unknown or not this agent's to call."""
@@ -533,10 +549,20 @@ class Executor:
         return Success(await run_sync(cap_output, output, cap, spill))
 
     def _circuit_changed(self, breaker: str, state: State) -> None:
-        self.sinks.emit(CircuitStateChanged(breaker=breaker, state=state))
+        self._tell_changes((CircuitStateChanged(breaker=breaker, state=state),))
 
     def _health_changed(self, health: Health) -> None:
-        self.sinks.emit(ToolHealthChanged(tool=health.tool, health=health))
+        self._tell_changes((ToolHealthChanged(tool=health.tool, health=health),))
+
+    def _tell_changes(self, changes: Sequence[ToolEvent]) -> None:
+        """Emit changes of circuits and health; those a call's verdict makes wait for its
+        finished event (a log reads the failure, then what it changed). A `Resilience`
+        subclass with its own `run` records verdicts where the executor cannot hold them."""
+        if self._holding:
+            self._held += changes
+            return
+        for change in changes:
+            self.sinks.emit(change)
 
     def _finish(
         self,

@@ -442,3 +442,21 @@ async def test_a_sink_whose_attributes_raise_never_breaks_a_call() -> None:
     _plan[:] = [True]
     outcome = await executor.run(ToolCall(name="shaky", arguments={"n": 3}), ExecutionContext())
     assert outcome.result.unwrap() == 3
+
+
+async def test_what_a_call_changes_is_told_after_the_call_has_ended() -> None:
+    """A log or a UI reads a call's failure first, then what it changed: the health and
+    circuit events a call causes come after its own finished event, not between its start
+    and its end."""
+    events: list[ToolEvent] = []
+    executor = Executor(ToolRegistry([shaky]), sinks=[events.append])  # breakers on
+    await _run(executor, [True] * 3 + [False] * 8)
+    kinds = [type(event).__name__ for event in events]
+    assert "ToolHealthChanged" in kinds
+    assert "CircuitStateChanged" in kinds
+    last_of_a_call = None
+    for kind in kinds:
+        if kind in ("ToolStarted", "ToolCompleted", "ToolFailed"):
+            last_of_a_call = kind
+        elif kind in ("ToolHealthChanged", "CircuitStateChanged"):
+            assert last_of_a_call == "ToolFailed", kinds
