@@ -301,3 +301,45 @@ def test_a_long_run_of_backslashes_does_not_lose_count_of_the_line(run: int) -> 
 def test_a_flow_list_ending_after_a_secret_flag_keeps_its_bracket(text: str) -> None:
     """No value follows the flag: the list's `]` is not taken for one."""
     assert redact_text(text) == text
+
+
+# --- a value that looks like a flag (stop 35) ------------------------------------------------
+
+_DASHED_VALUES = ["-Secret4Zq9", "—tokenZq9x", "--apiKeyZq9", "-Secret4Zq9!", "–passwordZq9"]
+
+
+@pytest.mark.parametrize("value", _DASHED_VALUES)
+@pytest.mark.parametrize("after", ["", " ", "\n", " | tee log"])
+def test_a_value_that_looks_like_a_secret_flag_is_still_the_value(value: str, after: str) -> None:
+    """After a flag that hides its value, a word that looks like a flag hiding its own value
+    (`--token —tokenX`, `--password -Secret4!`) is taken for a flag of its own only when a
+    value of its own follows it; else it is the first flag's value, and goes."""
+    for shown in (
+        redact_text(f"app --password {value}{after}"),
+        redact_text(json.dumps(["app", "--password", value]) + after),
+        orjson.dumps(redact(["app", "--password", value])).decode(),
+        orjson.dumps(redact({"argv": ["app", "--token", value]})).decode(),
+    ):
+        assert "Zq9" not in shown, shown
+
+
+@pytest.mark.parametrize(
+    ("argv", "hidden"),
+    [
+        (["app", "--token", "--password", "Zqpw1"], "Zqpw1"),
+        (["app", "--token", "—password", "Zqpw1", "--host", "db"], "Zqpw1"),
+        (["app", "--no-auth-warning", "--pass", "Zqpw1"], "Zqpw1"),
+        (["app", "--token", "--password", "-Zqpw1"], "Zqpw1"),  # a value with a dash
+        (["app", "--token", "--password", "-SecretZqpw1"], "Zqpw1"),
+    ],
+)
+def test_a_secret_flag_after_another_still_hides_its_own_value(
+    argv: list[str], hidden: str
+) -> None:
+    for shown in (
+        redact_text(" ".join(argv)),
+        redact_text(json.dumps(argv)),
+        orjson.dumps(redact(argv)).decode(),
+    ):
+        assert hidden not in shown, shown
+        assert "db" in shown or "db" not in argv

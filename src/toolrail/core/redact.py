@@ -367,6 +367,14 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
 _FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|""" + _ESCAPES_NO_QUOTE + ")++")  # to , ] }
 _FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # not a value
+# after a flag that hides its value, another (`--token --password x`) is a flag of its own
+# only if a value of its own follows it: a word on its line (not a shell's `|`, `>`, ...)
+# or an item, neither opening with a dash; else it is the first one's value
+# (`--password -Secret4!`, `--token —tokenX` at the end of the line or before `--host`)
+_OWN_VALUE = {
+    True: re.compile(r"[\"']?" + _SP + r"++(?!" + _ANY_DASH + r"|[|&;<>#])\S"),
+    False: re.compile(r"[ \t]*+,\s*+(?:\\?[\"'])?(?!" + _ANY_DASH + r"|[\]}])\S"),
+}
 _ESCAPED_DASH = re.compile(r"\\{1,2}u[0-9a-fA-F]{4}")
 _JSON_SCALAR = re.compile(r"(?:-?[\d.eE+-]++|true|false|null)(?![\w\"'])")  # a number, a literal
 # a URL's `key` parameter: an API key by convention (Google, Trello, Bing, ...); `key`
@@ -710,13 +718,13 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
     string so JSON stays JSON); a bare `-p` only as an item (in prose it is more often a
     port than a password)."""
     parts: list[str] = []
-    done = 0
+    done = either = 0
     quotes_before = _QuotesBefore(text, '"')
     structures = _StructuresOf(text)
     for flag in flags.finditer(text):
         name, opening = flag.group("flag"), flag.group("v") or ""
         word = flags is _FLAG_WORD
-        if flag.start() < done or not _hides_value(name, word):
+        if (flag.start() < done and flag.start("flag") != either) or not _hides_value(name, word):
             continue
         if flag.groupdict().get("bare"):
             quote = flag.group("q")  # the value made a string, quoted as the flag is
@@ -732,7 +740,10 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
             and _hides_value(after[0], word=False)
             and (word or text.startswith(opening, after.end()))
         ):
-            continue  # `--no-auth-warning --pass x`: the next is a flag of its own (an item whole)
+            if _OWN_VALUE[word].match(text, after.end() + (0 if word else len(opening))):
+                continue  # `--no-auth-warning --pass x`: a flag of its own (an item whole)
+            # the value, or a flag whose value starts with a dash: hidden, and its next too
+            either = after.start()
         if word and opening == '"' and _ends_a_string(quotes_before, flag.start(), start - 1):
             continue  # `["--password=", "x"]`: that quote ends the string the flag is in
         if word and flag.group("comma"):
@@ -1162,19 +1173,20 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
     program = "" if isinstance(first, list | tuple | dict) else str(first).rsplit("/", 1)[-1]
     glued_p = program in _GLUED_P_PROGRAMS
     curl = program == "curl"
-    for item in items:
+    for at, item in enumerate(items):
         if glued_p and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
             result.append(f"-p{REDACTED}")  # `mysql -phunter22`
             continue
         hiding = _hiding_flag(item)
-        # after a hiding flag its value, unless this is a flag of its own and one word
-        # (`--no-auth-warning --pass x`; `-x: y` is a value)
-        if hide_next and not (hiding and _one_word(item)):
+        flag = hiding and _one_word(item)  # `-x: y` is a value
+        # after a hiding flag its value, unless this is a flag of its own with a value of
+        # its own (`--no-auth-warning --pass x`; `_OWN_VALUE`: an item after it, not a flag)
+        if hide_next and not (flag and _valued(items, at)):
             hidden = REDACTED
             if curl and isinstance(item, str) and ":" in item:  # `-u user:pw`
                 hidden = f"{item.split(':', 1)[0]}:{REDACTED}"
             result.append(hidden)
-            hide_next = False
+            hide_next = flag  # the value, or a flag whose value starts with a dash: both go
             continue
         result.append(redact(item, depth=depth + 1))
         hide_next = hiding or (curl and isinstance(item, str) and item in _CURL_USER_FLAGS)
@@ -1191,6 +1203,14 @@ def _hiding_flag(item: object) -> bool:
         and "=" not in item
         and hides_next(item)
     )
+
+
+def _valued(items: list[object] | tuple[object, ...], at: int) -> bool:
+    """Whether an item follows `items[at]` that is not a flag: its value (`_OWN_VALUE`)."""
+    if at + 1 >= len(items):
+        return False
+    following = items[at + 1]
+    return not (isinstance(following, str) and following.startswith(_FLAG_OPENINGS))
 
 
 def _one_word(flag: object) -> bool:
