@@ -484,6 +484,11 @@ MORE_LEAKS = {
     "pypi": ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLTEyMzQtNTY3OC05MDEy", "AgEIcHlwaS5vcmcCJGFi"),
     "curl -u": ("curl -u alice:hunter2hunter2 https://x", "hunter2hunter2"),
     "curl --user=": ("curl --user=alice:hunter2hunter2 https://x", "hunter2hunter2"),
+    "curl argv as JSON": ('["curl", "-u", "me:hunter2hunter2"]', "hunter2hunter2"),
+    "curl argv cut off": (
+        '["curl",\n  "--user",\n  "me@x.io:hunter2hunter2", "https://ap',
+        "hunter2",
+    ),
     "curl -u email": ("curl -u me@example.com:hunter2hunter2 https://x", "hunter2hunter2"),
     "curl -u 'email'": ("curl -s -u 'me@example.com:hunter2hunter2' https://x", "hunter2"),
     "dsn": ("SENTRY_DSN=https://abcdef0123@o1.ingest.sentry.io/1", "abcdef0123"),

@@ -309,7 +309,9 @@ _DASHED_VALUES = ["-Secret4Zq9", "—tokenZq9x", "--apiKeyZq9", "-Secret4Zq9!", 
 
 
 @pytest.mark.parametrize("value", _DASHED_VALUES)
-@pytest.mark.parametrize("after", ["", " ", "\n", " | tee log"])
+@pytest.mark.parametrize(
+    "after", ["", " ", "\n", " | tee log", " 2>&1", " 2>/dev/null", " \\\n  -v"]
+)
 def test_a_value_that_looks_like_a_secret_flag_is_still_the_value(value: str, after: str) -> None:
     """After a flag that hides its value, a word that looks like a flag hiding its own value
     (`--token —tokenX`, `--password -Secret4!`) is taken for a flag of its own only when a
@@ -317,6 +319,8 @@ def test_a_value_that_looks_like_a_secret_flag_is_still_the_value(value: str, af
     for shown in (
         redact_text(f"app --password {value}{after}"),
         redact_text(json.dumps(["app", "--password", value]) + after),
+        redact_text("x " + json.dumps(["app", "--password", value, "-v"])),  # text around it
+        redact_text(json.dumps(["app", "--password", value, "--host", "db"])[:-8]),  # cut off
         orjson.dumps(redact(["app", "--password", value])).decode(),
         orjson.dumps(redact({"argv": ["app", "--token", value]})).decode(),
     ):

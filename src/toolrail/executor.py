@@ -439,6 +439,8 @@ class Executor:
                     if type(result) is Success:
                         cap = self._cap(tool)
                         if cap is not None and not fits(output := result.unwrap(), cap):
+                            self._tell_changes(changed)  # now: others may settle meanwhile
+                            changed = ()
                             result = await self._cut(call, output, cap)
                     attached = ctx.attached
                 else:

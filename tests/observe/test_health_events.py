@@ -19,6 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
 from toolrail import (
+    CircuitStateChanged,
     ExecutionContext,
     Executor,
     JsonlCallLog,
@@ -460,3 +461,41 @@ async def test_what_a_call_changes_is_told_after_the_call_has_ended() -> None:
             last_of_a_call = kind
         elif kind in ("ToolHealthChanged", "CircuitStateChanged"):
             assert last_of_a_call == "ToolFailed", kinds
+
+
+async def test_the_last_circuit_state_told_is_the_circuits_own_under_concurrent_calls() -> None:
+    """A probe that succeeds with an output too long (cut, which awaits) while another call
+    fails meanwhile: the changes are told in the order they happened, so the last state a
+    sink hears is the circuit's state."""
+    now = [0.0]
+
+    @tool
+    async def probed(n: int) -> str:
+        """Fails for n < 0; else n characters."""
+        if n < 0:
+            raise RuntimeError("backend down")
+        return "y" * n
+
+    shared = Resilience(
+        retry=RetrySettings(attempts=1),
+        breakers=BreakerSettings(consecutive_failures=1, failure_rate=None, cooldown_s=1.0),
+        clock=lambda: now[0],
+    )
+    events: list[ToolEvent] = []
+    executor = Executor(
+        ToolRegistry([probed]), resilience=shared, sinks=[events.append], max_output_chars=1000
+    )
+    await executor.run(ToolCall(name="probed", arguments={"n": -1}), ExecutionContext())  # opens
+    now[0] += 5
+
+    closed = asyncio.Event()
+    shared.listen(lambda _breaker, state: closed.set() if state == "closed" else None)
+
+    async def failing_once_closed() -> None:
+        await closed.wait()  # the probe's verdict closed the circuit; its output is cut now
+        await executor.run(ToolCall(name="probed", arguments={"n": -1}), ExecutionContext())
+
+    probe = executor.run(ToolCall(name="probed", arguments={"n": 2_000_000}), ExecutionContext())
+    await asyncio.gather(probe, failing_once_closed())
+    told = [event.state for event in events if isinstance(event, CircuitStateChanged)]
+    assert told[-1] == executor.circuit_state("probed") == "open", told

@@ -268,8 +268,9 @@ _MYSQL_PASSWORD = re.compile(  # `mysql -phunter22`: the value is glued to -p
 _SSHPASS = re.compile(
     r"(\bsshpass\b[^\n]{0,256}?" + _SP + "-p" + _SP + r"{0,8}['\"]?)" + _WORD_OR_QUOTED
 )
-_CURL_USER = re.compile(  # `curl -u user:pw` (`-u me@example.com:pw`): the user stays
-    r"((?<!\S)(?:-u|--user|-U|--proxy-user)(?:" + _SP + r"{1,8}|=)?[\"']?[^\s:\"']{1,256}:)"
+_CURL_USER = re.compile(  # `curl -u user:pw` (`-u me@example.com:pw`, `["-u", "me:pw"]`)
+    r"((?<![^\s\"'])(?:-u|--user|-U|--proxy-user)(?:" + _SP + r"{1,8}|=|[\"']\s{0,16},\s{0,16})?"
+    r"[\"']?[^\s:\"']{1,256}:)"
     r"[^\s\"']{1,512}"
 )
 # `curl -u "user:pw ..."` when the string is held out (`_held_strings`): a pass whose value
@@ -372,8 +373,8 @@ _FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # 
 # or an item, neither opening with a dash; else it is the first one's value
 # (`--password -Secret4!`, `--token —tokenX` at the end of the line or before `--host`)
 _OWN_VALUE = {
-    True: re.compile(r"[\"']?" + _SP + r"++(?!" + _ANY_DASH + r"|[|&;<>#])\S"),
-    False: re.compile(r"[ \t]*+,\s*+(?:\\?[\"'])?(?!" + _ANY_DASH + r"|[\]}])\S"),
+    True: re.compile(r"[\"']?" + _SP + r"++(?!" + _ANY_DASH + r"|[|&;<>#)`]|\d*+[<>]|\\$)\S", re.M),
+    False: re.compile(r"[ \t]*+,\s*+(?:\\?[\"'])?+(?!" + _ANY_DASH + r"|[\]}])\S"),
 }
 _ESCAPED_DASH = re.compile(r"\\{1,2}u[0-9a-fA-F]{4}")
 _JSON_SCALAR = re.compile(r"(?:-?[\d.eE+-]++|true|false|null)(?![\w\"'])")  # a number, a literal
