@@ -268,15 +268,18 @@ _MYSQL_PASSWORD = re.compile(  # `mysql -phunter22`: the value is glued to -p
 _SSHPASS = re.compile(
     r"(\bsshpass\b[^\n]{0,256}?" + _SP + "-p" + _SP + r"{0,8}['\"]?)" + _WORD_OR_QUOTED
 )
+_CURL_USER_FLAGS = ("-u", "--user", "-U", "--proxy-user")  # what curl's user:password follows
+_CURL_USER_FLAG = "(?:" + "|".join(_CURL_USER_FLAGS) + ")"
+_USER = r"[^\s:\"']{1,256}:"  # the user, to the colon curl splits its argument at
 _CURL_USER = re.compile(  # `curl -u user:pw` (`-u me@example.com:pw`, `["-u", "me:pw"]`)
-    r"((?<![^\s\"'])(?:-u|--user|-U|--proxy-user)(?:" + _SP + r"{1,8}|=|[\"']\s{0,16},\s{0,16})?"
-    r"[\"']?[^\s:\"']{1,256}:)"
+    r"((?<![^\s\"'])" + _CURL_USER_FLAG + "(?:" + _SP + r"{1,8}|=|[\"']\s{0,16},\s{0,16})?"
+    r"[\"']?" + _USER + ")"
     r"[^\s\"']{1,512}"
 )
 # `curl -u "user:pw ..."` when the string is held out (`_held_strings`): a pass whose value
 # is a held string drops it whole, but this one keeps a part of it, the user
-_HELD_USER = re.compile(r"(?<!\S)(?:-u|--user|-U|--proxy-user)(?:" + _SP + r'{1,8}|=)?"\0(\d++)\0"')
-_USER_PART = re.compile(r"[^\s:\"']{1,256}:")  # the user, as `_CURL_USER` reads it
+_HELD_USER = re.compile(r"(?<!\S)" + _CURL_USER_FLAG + "(?:" + _SP + r'{1,8}|=)?"\0(\d++)\0"')
+_USER_PART = re.compile(_USER)
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
     r"((?:\blogin" + _SP + r"{1,8}[^\s]{1,256}" + _SP + r"{1,8}|^" + _SP + r"{0,64})"
     r"(?:password|passwd)" + _SP + r"{1,8}(?:(?:is|was)" + _SP + r"{1,8})?)"
@@ -1233,7 +1236,6 @@ def _secret_pair(items: list[object] | tuple[object, ...]) -> bool:
 _GLUED_P_PROGRAMS = frozenset(
     {"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mariadb", "sshpass"}
 )
-_CURL_USER_FLAGS = frozenset({"-u", "--user", "-U", "--proxy-user"})
 
 
 def _curl_glued_user(item: object) -> object:
