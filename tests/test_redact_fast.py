@@ -88,8 +88,6 @@ _HEADER = fast._HEADER
 # `mysql -p'x'`, `sshpass -p "x"`: as the policy has them now (quoted values, c4c84e7)
 _MYSQL_PASSWORD = fast._MYSQL_PASSWORD
 _SSHPASS = fast._SSHPASS
-# `curl -u user:pw`: as the policy has it now (a user with `@`, `me@example.com`, since stop 35)
-_CURL_USER = fast._CURL_USER
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
     r"((?:\blogin[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}|^[ \t]{0,64})(?:password|passwd)[ \t]{1,8})"
     r"[^\s=:][^\s]{0,511}",
@@ -106,11 +104,11 @@ def oracle_redact_text(text: str) -> str:
     held: list[str] = []
     if '"' in text and "\0" not in text:
         text, held = fast._held_strings(text)
-    text = _oracle_passes(text)
+    text = _oracle_passes(text, held)
     return fast._restored(text, held) if held else text
 
 
-def _oracle_passes(text: str) -> str:
+def _oracle_passes(text: str, held: list[str]) -> str:
     text = _RUN.sub(_token, text)
     for guards, pattern in _FAMILIES:
         if any(guard in text for guard in guards):
@@ -127,8 +125,9 @@ def _oracle_passes(text: str) -> str:
         text = _MYSQL_PASSWORD.sub(partial(fast._glued_password, fast._quote_counts(text)), text)
     if "-p" in text and "sshpass" in lowered:
         text = _SSHPASS.sub(partial(fast._glued_password, fast._quote_counts(text)), text)
-    if ("-u" in text or "-U" in text) and "curl" in lowered:
-        text = _CURL_USER.sub(rf"\1{REDACTED}", text)
+    if "curl" in lowered:
+        # `curl -u user:pw`: as the policy has it now (read as a shell word since stop 36)
+        text = fast._curl_passwords(text, held)
     if "password" in text or "passwd" in text:
         text = _NETRC.sub(rf"\1{REDACTED}", text)
     if "=" in text or ":" in text:

@@ -268,18 +268,6 @@ _MYSQL_PASSWORD = re.compile(  # `mysql -phunter22`: the value is glued to -p
 _SSHPASS = re.compile(
     r"(\bsshpass\b[^\n]{0,256}?" + _SP + "-p" + _SP + r"{0,8}['\"]?)" + _WORD_OR_QUOTED
 )
-_CURL_USER_FLAGS = ("-u", "--user", "-U", "--proxy-user")  # what curl's user:password follows
-_CURL_USER_FLAG = "(?:" + "|".join(_CURL_USER_FLAGS) + ")"
-_USER = r"[^\s:\"']{1,256}:"  # the user, to the colon curl splits its argument at
-_CURL_USER = re.compile(  # `curl -u user:pw` (`-u me@example.com:pw`, `["-u", "me:pw"]`)
-    r"((?<![^\s\"'])" + _CURL_USER_FLAG + "(?:" + _SP + r"{1,8}|=|[\"']\s{0,16},\s{0,16})?"
-    r"[\"']?" + _USER + ")"
-    r"[^\s\"']{1,512}"
-)
-# `curl -u "user:pw ..."` when the string is held out (`_held_strings`): a pass whose value
-# is a held string drops it whole, but this one keeps a part of it, the user
-_HELD_USER = re.compile(r"(?<!\S)" + _CURL_USER_FLAG + "(?:" + _SP + r'{1,8}|=)?"\0(\d++)\0"')
-_USER_PART = re.compile(_USER)
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
     r"((?:\blogin" + _SP + r"{1,8}[^\s]{1,256}" + _SP + r"{1,8}|^" + _SP + r"{0,64})"
     r"(?:password|passwd)" + _SP + r"{1,8}(?:(?:is|was)" + _SP + r"{1,8})?)"
@@ -332,6 +320,36 @@ _UNICODE_DASH = (  # one of `_DASHES` but `-`, raw or escaped in JSON text (`\u2
     "(?:[" + _DASHES[1:] + r"]|\\{1,2}u(?i:" + "|".join(f"{ord(d):04x}" for d in _DASHES[1:]) + "))"
 )
 _ANY_DASH = "(?:-|" + _UNICODE_DASH + ")"
+# `curl -u user:password` (`--user`, `-U`, `--proxy-user`; `—user` as a word processor
+# writes it): the argument is read as the shell reads a word, in parts (`"me":"pw"`,
+# `me:"p w"`, `$'me:pw'`, `me:p\ w`), and all after its first colon, where curl splits it,
+# is the password (`_curl_passwords`). As an item of a list written out, it is that item.
+_CURL_USER_NAMES = ("u", "U", "user", "proxy-user")  # `-u`, `--user`, ...
+_CURL_USER_FLAG = re.compile(
+    r"(?<![^\s\"'])(?:(?:" + _ANY_DASH + "{2}|" + _UNICODE_DASH + ")(?:proxy-user|user)"
+    r"|" + _ANY_DASH + "[uU])"
+)
+
+
+def _shell_parts(inside: str = "") -> str:
+    """A part of a shell word: `$'...'`, quoted, escaped, or bare; each quoted part to its
+    closing quote on its line, or to the line's end (a preview cut). Inside a string opened
+    before the word by the quote `inside`, that quote (raw) ends the string, and the word."""
+    ansi = r"\$'(?:[^'\\\n" + inside + r"]|\\[^\n" + inside + r"]){0,4096}+'?|"
+    single = r"'[^'\n" + inside + r"]{0,4096}+'?|"
+    double = r"\"(?:[^\"\\\n" + inside + r"]|\\[^\n" + inside + r"]){0,4096}+\"?|"
+    quoted = {"": ansi + single + double, "'": double, '"': ansi + single}[inside]
+    return quoted + r"\\[^\n" + inside + r"]|[^\s\"'\\;|&<>()`$]++|\$"
+
+
+_SHELL_PART = re.compile(_shell_parts())
+_CURL_ARGUMENT = {  # after the flag: an item of a list written out, or a shell word
+    inside: re.compile(
+        r"[\"']\s{0,16},\s{0,16}(?P<item>'[^'\n]{0,4096}+'?|\"(?:[^\"\\\n]|\\[^\n]){0,4096}+\"?)"
+        r"|(?:" + _SP + "{1,8}|=)?(?P<word>(?:" + _shell_parts(inside) + ")++)"
+    )
+    for inside in ("", '"', "'")
+}
 # not glued to a word: after a non-word character, or an escape of one in JSON text
 _NOT_GLUED = r"(?:(?<!\w)|(?<=\\[nrtfb])|(?<=\\u[0-9a-fA-F]{4}))"
 _FLAG_OPENING = "(?:--?|" + _NOT_GLUED + _UNICODE_DASH + ")" + _ANY_DASH + "{0,2}"
@@ -603,15 +621,55 @@ def _content(literal: str, closed: bool) -> str | None:
     return None
 
 
-def _hide_held_password(held: list[str], index: int) -> None:
-    """The held string after `curl -u` as `user:[REDACTED]`: curl splits its argument at the
-    first colon, and the rest of the argument, spaces and all, is the password."""
-    literal = held[index]  # as `_held_strings` encoded it: cut off if the text cut it off
+def _curl_passwords(text: str, held: list[str]) -> str:
+    """The text with the argument after each curl user flag read (`_CURL_ARGUMENT`), in a
+    string the flag is in (`"-u me:pw", ...`, `"curl -u me:pw"`) to that string's end."""
+    quotes = _quote_counts(text)
+    parts: list[str] = []
+    done = at = 0
+    while (flag := _CURL_USER_FLAG.search(text, at)) is not None:
+        at = flag.end()
+        before = text[flag.start() - 1 : flag.start()]
+        inside = before if before in ("'", '"') else ""
+        if not inside and not _opens(quotes['"'], flag.start()):
+            inside = '"'  # (an odd `'` is as likely an apostrophe: the shell's reading stays)
+        found = _CURL_ARGUMENT[inside].match(text, at)
+        if found is not None:
+            parts += (text[done:at], _curl_password(held, found))
+            done = at = found.end()
+    return "".join(parts) + text[done:] if parts else text
+
+
+def _curl_password(held: list[str], found: re.Match[str]) -> str:
+    """`_CURL_ARGUMENT`'s match with all of the argument after its first colon hidden, and a
+    quote the colon is in closed again; a string held out (`_held_strings`) keeps its user."""
+    whole = found.group()
+    name = "item" if found["item"] is not None else "word"
+    argument, start = found[name], found.start(name) - found.start()
+    for part in _SHELL_PART.finditer(argument):
+        text = part.group()
+        if held and (index := _HELD.fullmatch(text)) is not None:  # (NUL only marks them
+            if _hide_held_password(held, int(index[1])):  # where no NUL was in the text)
+                return whole[: start + part.end()]
+            continue
+        colon = text.find(":")
+        if colon >= 0:
+            quote = "'" if text[0] in "$'" else '"' if text[0] == '"' else ""
+            return whole[: start + part.start() + colon + 1] + REDACTED + quote
+    return whole  # `-u me`: curl asks for the password
+
+
+def _hide_held_password(held: list[str], index: int) -> bool:
+    """The held string as `user:[REDACTED]`, if it holds a colon: curl splits its argument
+    at the first, and the rest of it, spaces and all, is the password."""
+    literal = held[index]  # as `_held_strings` encoded it (redacted): cut off if the text was
     closed = (string := _JSON_STRING.fullmatch(literal)) is not None and bool(string["closed"])
     content = _content(literal, closed)
-    if content is not None and (user := _USER_PART.match(content)) is not None:
-        encoded = json.dumps(user.group() + REDACTED, ensure_ascii=literal.isascii())
-        held[index] = encoded if closed else encoded[:-1]
+    if content is None or ":" not in content:
+        return False
+    encoded = json.dumps(content.split(":", 1)[0] + ":" + REDACTED, ensure_ascii=literal.isascii())
+    held[index] = encoded if closed else encoded[:-1]
+    return True
 
 
 def _restored(text: str, held: list[str]) -> str:
@@ -695,11 +753,8 @@ def _passes(text: str) -> str:
         text = _MYSQL_PASSWORD.sub(functools.partial(_glued_password, _quote_counts(text)), text)
     if "-p" in text and "sshpass" in lowered:
         text = _SSHPASS.sub(functools.partial(_glued_password, _quote_counts(text)), text)
-    if ("-u" in text or "-U" in text) and "curl" in lowered:
-        text = _CURL_USER.sub(rf"\1{REDACTED}", text)
-        if held:
-            for found in _HELD_USER.finditer(text):
-                _hide_held_password(held, int(found.group(1)))
+    if "curl" in lowered and ("-u" in text or "-U" in text or not text.isascii() or "\\u" in text):
+        text = _curl_passwords(text, held)
     if "password" in text or "passwd" in text:
         text = _NETRC.sub(rf"\1{REDACTED}", text)
     if "=" in text or ":" in text or "：" in text or "＝" in text or ">" in text or "→" in text:
@@ -1193,7 +1248,7 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
             hide_next = flag  # the value, or a flag whose value starts with a dash: both go
             continue
         result.append(redact(item, depth=depth + 1))
-        hide_next = hiding or (curl and isinstance(item, str) and item in _CURL_USER_FLAGS)
+        hide_next = hiding or (curl and _curl_user_flag(item) == "")
     if curl:
         return [_curl_glued_user(item) for item in result]
     return result
@@ -1238,12 +1293,26 @@ _GLUED_P_PROGRAMS = frozenset(
 )
 
 
+def _curl_user_flag(item: object) -> str | None:
+    """What follows curl's user flag in an argv item (`-u`, `--user`, `—user`): "" for the
+    flag alone, the value glued to it (`-uuser:pw`, `--user=user:pw`), None if no such flag."""
+    if not isinstance(item, str) or not item.startswith(_FLAG_OPENINGS):
+        return None
+    name = item.lstrip(_DASHES)
+    dashes = len(item) - len(name)
+    long = dashes == 2 or (dashes == 1 and item[0] != "-")  # `--user`, `—user`
+    for flag in _CURL_USER_NAMES[2:] if long else ():
+        if name == flag or name.startswith(flag + "="):
+            return name[len(flag) + 1 :]
+    if dashes == 1 and name[:1] in _CURL_USER_NAMES[:2]:  # `-u`, `-uuser:pw`
+        return name[1:]
+    return None
+
+
 def _curl_glued_user(item: object) -> object:
     """`-uuser:pw` / `--user=user:pw` in curl's argv: the password goes."""
-    if isinstance(item, str) and ":" in item and REDACTED not in item:
-        for flag in ("--proxy-user=", "--user=", "-u", "-U"):
-            if item.startswith(flag) and len(item) > len(flag):
-                return f"{item.split(':', 1)[0]}:{REDACTED}"
+    if isinstance(item, str) and ":" in item and REDACTED not in item and _curl_user_flag(item):
+        return f"{item.split(':', 1)[0]}:{REDACTED}"
     return item
 
 

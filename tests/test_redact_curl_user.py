@@ -1,0 +1,159 @@
+"""`curl -u user:password`: the argument after the flag is read as the shell reads a word
+(quoted parts, `$'...'`, escapes, parts glued together), and everything after its first
+colon, which curl splits it at, is hidden: a password with spaces in quotes, a user that is
+empty or long, a flag written with a word processor's dash."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolrail.core.redact import REDACTED, redact, redact_text
+
+_COUNTER = itertools.count()
+
+
+def _marker(_: object = None) -> str:
+    return f"Zq{next(_COUNTER)}Xv"
+
+
+def _markers(text: str) -> set[str]:
+    return set(re.findall(r"Zq\d+Xv", text))
+
+
+# each showed some of the password on the commit before this file
+SHELL_SPELLINGS = {
+    "a quoted password with a space": ('curl -u "me:Zq1Xv Zq2Xv" https://x', '"me:'),
+    "single-quoted with a space": ("curl -u 'me:Zq1Xv Zq2Xv' https://x", "'me:"),
+    "an empty user": ('curl -u ":Zq1Xv Zq2Xv" https://x', '-u ":'),
+    "an empty user, bare": ("curl -u :Zq1Xv https://x", "-u :"),
+    "ANSI-C quoting": ("curl -u $'me:Zq1Xv Zq2Xv' https://x", "$'me:"),
+    "quoted parts glued": ('curl -u "me":"Zq1Xv Zq2Xv" https://x', '"me":'),
+    "a quoted password after a bare user": ('curl -u me:"Zq1Xv Zq2Xv" https://x', "me:"),
+    "an escaped quote": ('curl -u "me:Zq1Xv\\"Zq2Xv" https://x', '"me:'),
+    "an escaped space": ("curl -u me:Zq1Xv\\ Zq2Xv https://x", "me:"),
+    "an em dash": ("curl —user me:Zq1Xv https://x", "me:"),
+    "an en dash, short": ("curl –u me:Zq1Xv https://x", "me:"),
+    "an em dash with =": ('curl —user="me:Zq1Xv Zq2Xv" https://x', '"me:'),
+    "a long user": ("curl -u " + "a" * 300 + ":Zq1Xv https://x", "a" * 300 + ":"),
+    "--user= quoted": ('curl --user="me:Zq1Xv Zq2Xv" https://x', '"me:'),
+    "a list item with a space": ('["curl", "-u", "me:Zq1Xv Zq2Xv", "https://x"', '"me:'),
+    "a cut-off quote": ('curl -u "me:Zq1Xv Zq2Xv', '"me:'),
+    # (an odd `'` before the flag may be an apostrophe: the rest of the word goes too)
+    "in a shell's -c": ("bash -c 'curl -u me:Zq1Xv' && echo done", "bash -c 'curl -u me:"),
+}
+
+
+@pytest.mark.parametrize(("text", "kept"), SHELL_SPELLINGS.values(), ids=list(SHELL_SPELLINGS))
+def test_curl_password_is_hidden_however_the_shell_spells_it(text: str, kept: str) -> None:
+    shown = redact_text(text)
+    assert not _markers(shown), shown
+    assert kept in shown, shown  # the user stays
+    assert ("https://x" in shown) == ("https://x" in text), shown  # and what follows the word
+
+
+def test_a_quoted_password_is_closed_again() -> None:
+    assert redact_text('curl -u "me:pw with spaces" -s https://x') == (
+        f'curl -u "me:{REDACTED}" -s https://x'
+    )
+    assert redact_text('["curl", "-u", "me:pw with space", "https://x"]x') == (
+        f'["curl", "-u", "me:{REDACTED}", "https://x"]x'
+    )
+
+
+def test_a_user_alone_is_shown() -> None:
+    """`-u me` makes curl ask for the password: there is none to hide."""
+    for text in ("curl -u me https://x", 'curl -u "me" https://x', "curl -U proxyuser x"):
+        assert redact_text(text) == text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["curl", "—user", "me:Zq1Xv"],
+        ["curl", "–u", "me:Zq1Xv"],
+        ["curl", "‐‐user", "me:Zq1Xv"],
+        ["curl", "—user=me:Zq1Xv"],
+        ["curl", "—ume:Zq1Xv"],
+        ["curl", "-u", ":Zq1Xv Zq2Xv"],
+    ],
+)
+def test_curl_argv_with_other_dashes_hides_the_password(argv: list[str]) -> None:
+    shown = redact(argv)
+    assert not _markers(json.dumps(shown, ensure_ascii=False)), shown
+    assert not _markers(redact_text(json.dumps(argv))), argv
+    assert not _markers(redact_text(json.dumps(argv) + " cut")), argv  # not a document
+
+
+FLAGS = ["-u", "--user", "-U", "--proxy-user", "—user", "–u", "—proxy-user", "‐‐user"]
+QUOTINGS = {  # how the shell may write user:password ({u}, {p}): whether {p} is quoted
+    '"{u}:{p}"': True,
+    "'{u}:{p}'": True,
+    "$'{u}:{p}'": True,
+    '"{u}":"{p}"': True,
+    '{u}:"{p}"': True,
+    "{u}:'{p}'": True,
+    '"{u}:"{p}': False,
+    "{u}\\:{p}": False,
+    "{u}:{p}": False,
+}
+
+
+@given(
+    st.sampled_from(FLAGS),
+    st.sampled_from([" ", "  ", "\t", "="]),
+    st.sampled_from(["admin", "", "a.b-c_d", "me@example.com", "x" * 300]),
+    st.lists(st.builds(_marker), min_size=1, max_size=3),
+    st.sampled_from(list(QUOTINGS)),
+    st.sampled_from(["curl -s {a} https://host/x", "run: curl {a}", "curl {a} | jq .", "{a}"]),
+)
+def test_curl_password_in_any_quoting_is_hidden(
+    flag: str, gap: str, user: str, words: list[str], quoting: str, line: str
+) -> None:
+    password = " ".join(words) if QUOTINGS[quoting] else words[0]  # a space ends a bare word
+    argument = quoting.format(u=user, p=password)
+    text = line.format(a=f"{flag}{gap}{argument}")
+    if "curl" not in text:
+        text = "curl " + text
+    shown = redact_text(text)
+    assert not _markers(shown), (text, shown)
+    assert "https://host/x" in shown or "https://host/x" not in text, (text, shown)
+    for end in range(text.index(argument), len(text) + 1):  # a preview cut anywhere in it
+        assert not _markers(redact_text(text[:end]) + "Xv"), text[:end]
+
+
+IN_A_STRING = {  # the flag in a "string" (or 'item'): the argument ends where it does
+    "a log line's flag item": (
+        'log: [[0, ["curl"], "--user"], [{"x2": false}], "curl"] end',
+        'log: [[0, ["curl"], "--user"], [{"x2": false}], "curl"] end',
+    ),
+    "a command in a list item": (
+        '["curl -u me:Zq1Xv", "https://x"]',
+        f'["curl -u me:{REDACTED}", "https://x"]',
+    ),
+    "a glued item": ('["curl", "-u me:Zq1Xv", "-s"]', f'["curl", "-u me:{REDACTED}", "-s"]'),
+    "a user alone, then a flag with a password": (
+        '["curl -u me", "-u", "you:Zq1Xv"] x',
+        f'["curl -u me", "-u", "you:{REDACTED}"] x',
+    ),
+    "an apostrophe before": (
+        "don't run curl -u 'me:Zq1Xv Zq2Xv' here",
+        f"don't run curl -u 'me:{REDACTED}' here",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "shown"), IN_A_STRING.values(), ids=list(IN_A_STRING))
+def test_an_argument_in_a_string_ends_with_it(text: str, shown: str) -> None:
+    assert redact_text(text) == shown
+
+
+def test_what_looks_like_a_held_string_is_read_as_text() -> None:
+    """NUL marks the strings held out of the passes only where the text had none."""
+    assert redact_text('curl -u "\x005\x00":Zq1Xv x') == f'curl -u "\x005\x00":{REDACTED} x'
+    assert redact_text('curl -u "\x005\x00" x') == 'curl -u "\x005\x00" x'
