@@ -157,3 +157,71 @@ def test_what_looks_like_a_held_string_is_read_as_text() -> None:
     """NUL marks the strings held out of the passes only where the text had none."""
     assert redact_text('curl -u "\x005\x00":Zq1Xv x') == f'curl -u "\x005\x00":{REDACTED} x'
     assert redact_text('curl -u "\x005\x00" x') == 'curl -u "\x005\x00" x'
+
+
+# --- the review of the commit that read the argument as a shell word ------------------------
+
+REVIEW = {
+    "shell operators in a bare password": ("curl -u admin:Tr0ub&3Zq1Xv https://api", "admin:"),
+    "a pipe": ("curl -u me:a|Zq1Xv", "me:"),
+    "an odd quote before": ('curl -d \'size=5"\' -u "admin:Zq1Xv" https://h', '"admin:'),
+    "cmd /c": ('cmd /c "curl -u "admin:Zq1Xv" https://h"', '"admin:'),
+    "a quote in prose": ('He said "run curl -u "me:Zq1Xv Zq2Xv" now"', '"me:'),
+    "a glued item with a space": ('log ["curl", "-u me:a b Zq1Xv"]', '"-u me:'),
+    "a glued item, --user=": ('log ["curl", "--user=me:a b Zq1Xv"] x', '"--user=me:'),
+    "a glued item, cut off": ('["curl", "-u me:a b Zq1Xv', '"-u me:'),
+    "a glued item with a token": ('x ["curl", "-u me:Zq1Xv b sk-' + "a" * 24 + '"]', '"-u me:'),
+    "a Python repr item": ("['curl', '-u', 'e:\\'—\"Zq1Xv']", "'e:"),
+    "combined short flags": ("curl -fsSLu me:Zq1Xv https://h", "me:"),
+    "-su": ("curl -su me:Zq1Xv h", "me:"),
+    "many spaces": ("curl -u" + " " * 12 + "me:Zq1Xv h", "me:"),
+    "a continued line": ("curl -u \\\n  me:Zq1Xv h", "me:"),
+    "a continued line, CRLF": ("curl -u \\\r\n  me:Zq1Xv h", "me:"),
+    "a quoted password over a line": ("curl -u 'me:a\nZq1Xv' h", "'me:"),
+}
+
+
+@pytest.mark.parametrize(("text", "kept"), REVIEW.values(), ids=list(REVIEW))
+def test_review_spellings_hide_the_password(text: str, kept: str) -> None:
+    shown = redact_text(text)
+    assert not _markers(shown), shown
+    assert kept in shown, shown
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["curl", "-ume:Zq1Xv,sk-" + "a" * 24],
+        ["curl", "--user=me:Zq1Xv Bearer abcdefghijkl"],
+        ["curl", "-u me:a b Zq1Xv sk-" + "a" * 24],
+        ["curl", "-u me:a b Zq1Xv"],
+        ["sudo", "curl", "-u", "me:Zq1Xv"],
+        ["CURL", "-u", "me:Zq1Xv"],
+        ["C:\\bin\\curl.exe", "-u", "me:Zq1Xv"],
+        ["curl", "-su", "me:Zq1Xv"],
+        ["curl", "-fsSLume:Zq1Xv"],
+    ],
+)
+def test_curl_argv_hides_the_password_in_data_and_in_text(argv: list[str]) -> None:
+    shown = redact(argv)
+    assert isinstance(shown, list)
+    assert not _markers(json.dumps(shown, ensure_ascii=False)), shown
+    assert any("me:" in str(item) for item in shown), shown  # the user stays
+    text = json.dumps(argv)
+    for framed in (text, "log " + text, text[:-1]):  # a document, a log line, cut off
+        assert not _markers(redact_text(framed)), framed
+
+
+def test_what_is_not_a_password_stays() -> None:
+    for text in (
+        "curl h | sort -u -t: -k2",  # `-t:`: nothing after the colon
+        "curl --user-agent=a:b h",  # not --user
+        "curl -u me: https://x",  # an empty password
+    ):
+        assert redact_text(text) == text
+
+
+def test_a_flag_item_before_other_json_reads_no_value() -> None:
+    text = 'log: [["--user",{"name":"x"},"Zq1Xv"],["psql",{"Cookie":"curl"}]] end'
+    assert redact_text(text) == text.replace('"curl"', f'"{REDACTED}"')
+    assert redact_text("curl '-u' 'me:Zq1Xv Zq2Xv' h") == f"curl '-u' 'me:{REDACTED}' h"

@@ -320,39 +320,56 @@ _UNICODE_DASH = (  # one of `_DASHES` but `-`, raw or escaped in JSON text (`\u2
     "(?:[" + _DASHES[1:] + r"]|\\{1,2}u(?i:" + "|".join(f"{ord(d):04x}" for d in _DASHES[1:]) + "))"
 )
 _ANY_DASH = "(?:-|" + _UNICODE_DASH + ")"
-# `curl -u user:password` (`--user`, `-U`, `--proxy-user`; `—user` as a word processor
-# writes it): the argument is read as the shell reads a word, in parts (`"me":"pw"`,
-# `me:"p w"`, `$'me:pw'`, `me:p\ w`), and all after its first colon, where curl splits it,
-# is the password (`_curl_passwords`). As an item of a list written out, it is that item.
+# `curl -u user:password` (`--user`, `-U`, `--proxy-user`, `-su` among other flags; `—user`
+# as a word processor writes it): all of the argument after its first colon, where curl
+# splits it, is the password (`_curl_passwords`). The argument is an item of a list written
+# out (`"-u", "me:pw"`), the rest of the flag's own item (`"-u me:p w"`), or else a word
+# as the shell reads it, in parts (`"me":"pw"`, `me:"p w"`, `$'me:pw'`, `me:p\ w`).
 _CURL_USER_NAMES = ("u", "U", "user", "proxy-user")  # `-u`, `--user`, ...
+_CURL_CLUSTER = "[sSfLkvIiGgjJlNnOqRZ]{0,8}?"  # flags taking no value, before `u` (`-fsSLu`)
 _CURL_USER_FLAG = re.compile(
-    r"(?<![^\s\"'])(?:(?:" + _ANY_DASH + "{2}|" + _UNICODE_DASH + ")(?:proxy-user|user)"
-    r"|" + _ANY_DASH + "[uU])"
+    r"(?<![^\s\"'])(?:(?:" + _ANY_DASH + "{2}|" + _UNICODE_DASH + ")(?:proxy-user|user)(?![\\w-])"
+    r"|" + _ANY_DASH + _CURL_CLUSTER + "[uU])"
+)
+_CURL_GAP = re.compile(  # between the flag and its word: spaces, `=`, a line continued
+    r"(?:" + _SP + r"{0,256}+\\\r?\n" + _SP + r"{0,256}+|" + _SP + r"{1,256}+|=)?"
+)
+_QUOTED_ITEM = {  # the rest of an item the flag opens, to its closing quote (escapes read)
+    quote: re.compile(r"(?:[^\\" + quote + r"]|\\.){0,4096}+", re.DOTALL) for quote in "'\""
+}
+_NEXT_ITEM = re.compile(  # `"-u", "me:pw"`: from the closing quote of the flag's item
+    r"[\"']\s{0,16},\s{0,16}(\"(?:[^\"\\]|\\.){0,4096}+\"?|'(?:[^'\\]|\\.){0,4096}+'?)",
+    re.DOTALL,
 )
 
 
-def _shell_parts(inside: str = "") -> str:
-    """A part of a shell word: `$'...'`, quoted, escaped, or bare; each quoted part to its
-    closing quote on its line, or to the line's end (a preview cut). Inside a string opened
-    before the word by the quote `inside`, that quote (raw) ends the string, and the word."""
-    ansi = r"\$'(?:[^'\\\n" + inside + r"]|\\[^\n" + inside + r"]){0,4096}+'?|"
-    single = r"'[^'\n" + inside + r"]{0,4096}+'?|"
-    double = r"\"(?:[^\"\\\n" + inside + r"]|\\[^\n" + inside + r"]){0,4096}+\"?|"
-    quoted = {"": ansi + single + double, "'": double, '"': ansi + single}[inside]
-    return quoted + r"\\[^\n" + inside + r"]|[^\s\"'\\;|&<>()`$]++|\$"
-
-
-_SHELL_PART = re.compile(_shell_parts())
-_CURL_ARGUMENT = {  # after the flag: an item of a list written out, or a shell word
-    inside: re.compile(
-        r"[\"']\s{0,16},\s{0,16}(?P<item>'[^'\n]{0,4096}+'?|\"(?:[^\"\\\n]|\\[^\n]){0,4096}+\"?)"
-        r"|(?:" + _SP + "{1,8}|=)?(?P<word>(?:" + _shell_parts(inside) + ")++)"
+# A part of a shell word. A quoted part ends at its closing quote (on a later line too), or
+# at the end of the text (a preview cut); a quote that closes neither way is a character.
+# After a flag in a "string" (`"curl -u me:pw", "x"`), a `"` before what ends a string in
+# JSON (`,` `]` `}` `:`, a space, the end) ends that string, and the word.
+def _shell_parts(opens: str = "") -> str:
+    """The parts; `opens`, what must follow a `"` that opens a part or is one."""
+    return (
+        r"\$'(?:[^'\\]|\\.){0,4096}+(?:'|\Z)|'[^']{0,4096}+(?:'|\Z)"
+        r"|\"" + opens + r"(?:[^\"\\]|\\.){0,4096}+(?:\"|\Z)|\\.|[^\s\"'\\$]++|\$|'|\"" + opens
     )
-    for inside in ("", '"', "'")
+
+
+_SHELL_PART = re.compile(_shell_parts(), re.DOTALL)
+_CURL_WORD = {
+    inside: re.compile("(?:" + _shell_parts(opens) + ")++", re.DOTALL)
+    for inside, opens in (("", ""), ('"', r"(?![,\]}:\s]|\Z)"))
 }
+_COLON_OR_HELD = re.compile(r':|"\0(\d++)\0"')
+_CLOSING = {"'": "'", '"': '"', "$": "'"}  # the quote closing a part opened so
 # not glued to a word: after a non-word character, or an escape of one in JSON text
 _NOT_GLUED = r"(?:(?<!\w)|(?<=\\[nrtfb])|(?<=\\u[0-9a-fA-F]{4}))"
-_FLAG_OPENING = "(?:--?|" + _NOT_GLUED + _UNICODE_DASH + ")" + _ANY_DASH + "{0,2}"
+# (a `-` after a dash opens no flag either: a run of `-x-x-x` is read once, not from each)
+_FLAG_OPENING = (
+    ("(?:" + _NOT_GLUED.replace(r"\w", r"[\w-]") + "--?|" + _NOT_GLUED + _UNICODE_DASH + ")")
+    + _ANY_DASH
+    + "{0,2}"
+)
 # a space, raw or escaped in JSON text (a tab, a no-break space, ...), once or twice over
 _SPACE = r"(?:" + _SP + r"|\\{1,2}t|\\u(?:00[aA]0|200[0-9aA]|202[fF]|205[fF]|3000))"
 _FLAG_WORD = re.compile(
@@ -622,49 +639,98 @@ def _content(literal: str, closed: bool) -> str | None:
 
 
 def _curl_passwords(text: str, held: list[str]) -> str:
-    """The text with the argument after each curl user flag read (`_CURL_ARGUMENT`), in a
-    string the flag is in (`"-u me:pw", ...`, `"curl -u me:pw"`) to that string's end."""
+    """The text with the password after each curl user flag hidden (see `_CURL_USER_FLAG`),
+    and in each string held out (`_held_strings`) that is a flag with its value."""
     quotes = _quote_counts(text)
     parts: list[str] = []
     done = at = 0
     while (flag := _CURL_USER_FLAG.search(text, at)) is not None:
         at = flag.end()
-        before = text[flag.start() - 1 : flag.start()]
-        inside = before if before in ("'", '"') else ""
-        if not inside and not _opens(quotes['"'], flag.start()):
-            inside = '"'  # (an odd `'` is as likely an apostrophe: the shell's reading stays)
-        found = _CURL_ARGUMENT[inside].match(text, at)
-        if found is not None:
-            parts += (text[done:at], _curl_password(held, found))
-            done = at = found.end()
+        quote = text[flag.start() - 1 : flag.start()]
+        if quote in ("'", '"'):  # the flag opens an item (or a quoted word)
+            end = _reach(_QUOTED_ITEM[quote], text, at)
+            if end > at:  # a value in the flag's own item: `"-u me:p w"`, `"--user=me:pw"`
+                start = _reach(_CURL_GAP, text, at, end)
+                shown = _after_colon(held, text[start:end])
+            elif (item := _NEXT_ITEM.match(text, at)) is not None and item[0][0] == quote:
+                start, end = item.start(1), item.end(1)
+                shown = _after_colon(held, item[1], quoted=True)
+            elif text[at + 1 : at + 2] in (" ", "\t"):  # `'-u' 'me:pw'`: a word after a space
+                start, end, shown = _curl_word(text, at + 1, held, "")
+            else:  # `["--user", {...}]`: no value to read
+                continue
+        else:
+            inside = "" if _opens(quotes['"'], flag.start()) else '"'
+            start, end, shown = _curl_word(text, at, held, inside)
+        if shown is not None:
+            parts += (text[done:start], shown)
+            done = end
+        at = max(at, end)
+    if held:
+        for index, literal in enumerate(held):  # `["curl", "-u me:pw sk-..."]`
+            content = _held_content(literal)[0]
+            if content is not None and _curl_user_flag(content):
+                _hide_held_password(held, index)
     return "".join(parts) + text[done:] if parts else text
 
 
-def _curl_password(held: list[str], found: re.Match[str]) -> str:
-    """`_CURL_ARGUMENT`'s match with all of the argument after its first colon hidden, and a
-    quote the colon is in closed again; a string held out (`_held_strings`) keeps its user."""
-    whole = found.group()
-    name = "item" if found["item"] is not None else "word"
-    argument, start = found[name], found.start(name) - found.start()
-    for part in _SHELL_PART.finditer(argument):
-        text = part.group()
-        if held and (index := _HELD.fullmatch(text)) is not None:  # (NUL only marks them
-            if _hide_held_password(held, int(index[1])):  # where no NUL was in the text)
-                return whole[: start + part.end()]
+def _curl_word(text: str, at: int, held: list[str], inside: str) -> tuple[int, int, str | None]:
+    """Where the shell word after a flag ending at `at` starts and ends, and what it shows
+    instead (None: itself), the password after its first colon hidden and a quote the
+    colon is in closed again."""
+    start = _reach(_CURL_GAP, text, at)
+    word = _CURL_WORD[inside].match(text, start)
+    if word is None:
+        return start, start, None
+    for part in _SHELL_PART.finditer(text, start, word.end()):
+        found = part.group()
+        if held and (index := _HELD.fullmatch(found)) is not None:
+            if _hide_held_password(held, int(index[1])):
+                return start, word.end(), text[start : part.end()]
             continue
-        colon = text.find(":")
+        colon = found.find(":")
         if colon >= 0:
-            quote = "'" if text[0] in "$'" else '"' if text[0] == '"' else ""
-            return whole[: start + part.start() + colon + 1] + REDACTED + quote
-    return whole  # `-u me`: curl asks for the password
+            kept = part.start() + colon + 1
+            if kept == word.end():  # `-u me:`: no password
+                return start, word.end(), None
+            closed = _CLOSING.get(found[0], "") if len(found) > 1 else ""
+            return start, word.end(), text[start:kept] + REDACTED + closed
+    return start, word.end(), None  # `-u me`: curl asks for the password
+
+
+def _after_colon(held: list[str], value: str, *, quoted: bool = False) -> str | None:
+    """An item's `user:password` (`quoted`: with its quotes) as `user:[REDACTED]`; None if
+    it shows no password. A string held out (`_held_strings`) keeps its user."""
+    if quoted and held and (index := _HELD.fullmatch(value)) is not None:
+        return value if _hide_held_password(held, int(index[1])) else None
+    closing = value[-1] if quoted and len(value) > 1 and value[-1] == value[0] else ""
+    for found in _COLON_OR_HELD.finditer(value, 1 if quoted else 0):
+        if found.group() == ":":
+            if found.end() >= len(value) - len(closing):
+                return None  # `me:`: no password
+            return value[: found.end()] + REDACTED + (value[0] if quoted else "")
+        if held and _hide_held_password(held, int(found[1])):
+            return value[: found.end()] + (value[0] if quoted else "")
+    return None
+
+
+def _reach(pattern: re.Pattern[str], text: str, at: int, end: int | None = None) -> int:
+    """Where `pattern`, which matches nothing too, ends matched at `at` (before `end`)."""
+    found = pattern.match(text, at, len(text) if end is None else end)
+    return at if found is None else found.end()
+
+
+def _held_content(literal: str) -> tuple[str | None, bool]:
+    """What a string `_held_strings` held out holds, and whether it was closed."""
+    closed = (string := _JSON_STRING.fullmatch(literal)) is not None and bool(string["closed"])
+    return _content(literal, closed), closed
 
 
 def _hide_held_password(held: list[str], index: int) -> bool:
     """The held string as `user:[REDACTED]`, if it holds a colon: curl splits its argument
     at the first, and the rest of it, spaces and all, is the password."""
     literal = held[index]  # as `_held_strings` encoded it (redacted): cut off if the text was
-    closed = (string := _JSON_STRING.fullmatch(literal)) is not None and bool(string["closed"])
-    content = _content(literal, closed)
+    content, closed = _held_content(literal)
     if content is None or ":" not in content:
         return False
     encoded = json.dumps(content.split(":", 1)[0] + ":" + REDACTED, ensure_ascii=literal.isascii())
@@ -753,7 +819,7 @@ def _passes(text: str) -> str:
         text = _MYSQL_PASSWORD.sub(functools.partial(_glued_password, _quote_counts(text)), text)
     if "-p" in text and "sshpass" in lowered:
         text = _SSHPASS.sub(functools.partial(_glued_password, _quote_counts(text)), text)
-    if "curl" in lowered and ("-u" in text or "-U" in text or not text.isascii() or "\\u" in text):
+    if "curl" in lowered:
         text = _curl_passwords(text, held)
     if "password" in text or "passwd" in text:
         text = _NETRC.sub(rf"\1{REDACTED}", text)
@@ -1231,27 +1297,35 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
     first = items[0] if items else ""
     program = "" if isinstance(first, list | tuple | dict) else str(first).rsplit("/", 1)[-1]
     glued_p = program in _GLUED_P_PROGRAMS
-    curl = program == "curl"
+    curl = _is_curl(program)  # and from the item naming it on (`["sudo", "curl", ...]`)
     for at, item in enumerate(items):
         if glued_p and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
             result.append(f"-p{REDACTED}")  # `mysql -phunter22`
+            continue
+        glued = _curl_user_flag(item) if curl and isinstance(item, str) else None
+        if glued and isinstance(item, str):  # `-uuser:pw`, `--user=user:pw`, `-u me:p w`
+            result.append(item[: len(item) - len(glued)] + _user_kept(glued))
+            hide_next = False
             continue
         hiding = _hiding_flag(item)
         flag = hiding and _one_word(item)  # `-x: y` is a value
         # after a hiding flag its value, unless this is a flag of its own with a value of
         # its own (`--no-auth-warning --pass x`; `_OWN_VALUE`: an item after it, not a flag)
         if hide_next and not (flag and _valued(items, at)):
-            hidden = REDACTED
-            if curl and isinstance(item, str) and ":" in item:  # `-u user:pw`
-                hidden = f"{item.split(':', 1)[0]}:{REDACTED}"
-            result.append(hidden)
+            # `-u user:pw`: the user stays
+            result.append(_user_kept(item) if curl and isinstance(item, str) else REDACTED)
             hide_next = flag  # the value, or a flag whose value starts with a dash: both go
             continue
         result.append(redact(item, depth=depth + 1))
-        hide_next = hiding or (curl and _curl_user_flag(item) == "")
-    if curl:
-        return [_curl_glued_user(item) for item in result]
+        hide_next = hiding or glued == ""
+        curl = curl or _is_curl(item)
     return result
+
+
+def _user_kept(value: str) -> str:
+    """curl's `user:password` as `user:[REDACTED]` (a value with no colon goes whole)."""
+    user, colon, _ = value.partition(":")
+    return redact_text(user) + colon + REDACTED if colon else REDACTED
 
 
 def _hiding_flag(item: object) -> bool:
@@ -1293,27 +1367,23 @@ _GLUED_P_PROGRAMS = frozenset(
 )
 
 
-def _curl_user_flag(item: object) -> str | None:
-    """What follows curl's user flag in an argv item (`-u`, `--user`, `—user`): "" for the
-    flag alone, the value glued to it (`-uuser:pw`, `--user=user:pw`), None if no such flag."""
-    if not isinstance(item, str) or not item.startswith(_FLAG_OPENINGS):
+def _curl_user_flag(item: str) -> str | None:
+    """What follows curl's user flag opening an argv item (`-u`, `--user`, `—user`, `-su`):
+    "" for the flag alone, else the value glued to it (`-uuser:pw`, `--user=user:pw`,
+    `-u user:pw` as one item); None if no such flag opens it."""
+    flag = _CURL_USER_FLAG.match(item)
+    if flag is None:
         return None
-    name = item.lstrip(_DASHES)
-    dashes = len(item) - len(name)
-    long = dashes == 2 or (dashes == 1 and item[0] != "-")  # `--user`, `—user`
-    for flag in _CURL_USER_NAMES[2:] if long else ():
-        if name == flag or name.startswith(flag + "="):
-            return name[len(flag) + 1 :]
-    if dashes == 1 and name[:1] in _CURL_USER_NAMES[:2]:  # `-u`, `-uuser:pw`
-        return name[1:]
-    return None
+    return item[_reach(_CURL_GAP, item, flag.end()) :]
 
 
-def _curl_glued_user(item: object) -> object:
-    """`-uuser:pw` / `--user=user:pw` in curl's argv: the password goes."""
-    if isinstance(item, str) and ":" in item and REDACTED not in item and _curl_user_flag(item):
-        return f"{item.split(':', 1)[0]}:{REDACTED}"
-    return item
+def _is_curl(item: object) -> bool:
+    """Whether an argv item names curl (`curl`, `/usr/bin/curl`, `CURL.EXE`)."""
+    if not isinstance(item, str) or not (
+        item[-4:].lower() == "curl" or item[-8:].lower() == "curl.exe"
+    ):
+        return False
+    return item.replace("\\", "/").rsplit("/", 1)[-1].lower() in ("curl", "curl.exe")
 
 
 # whose `str()` is never a program's name (`{...}`, `[...]`, a number, True, False, None)
@@ -1347,11 +1417,11 @@ def redacts_nothing(value: object, depth: int = 0) -> bool:
             first = items[0]
             if isinstance(first, str):
                 program = first.rsplit("/", 1)[-1]
-                if program in _GLUED_P_PROGRAMS or program == "curl":
+                if program in _GLUED_P_PROGRAMS:
                     return False
             elif type(first) not in _STR_NAMES_NO_PROGRAM:
                 return False
-        if any(_hiding_flag(item) for item in items):  # a secret follows it
+        if any(_hiding_flag(item) or _is_curl(item) for item in items):  # a secret follows
             return False
         return _items_redact_nothing(items, depth)
     # other objects come back as they are; subclasses of what `redact` rebuilds, and other
