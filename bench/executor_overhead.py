@@ -11,6 +11,10 @@ openai-agents keeps the call id in its per-call `ToolContext`. The baseline, its
 (`ToolContext.from_agent_context` over the run's context), and with its constructor, which
 also makes a fresh usage record (the reading that matches the figures the performance goals
 were set from: toolrail's bare call 0.63x openai-agents', pydantic-ai 1.60x).
+
+A second table times the same contenders with a tool that waits once (`asyncio.sleep(0)`,
+one trip through the event loop, as any I/O makes): what a tool that does I/O costs around
+it, where the railway's writer threads may take the GIL while the loop waits.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import asyncio
 import itertools
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -52,10 +56,20 @@ async def add(a: int, b: int) -> int:
     return a + b
 
 
-def plain_pydantic() -> AsyncCall:
+async def add_after_a_wait(a: int, b: int) -> int:
+    """Add two integers."""
+    await asyncio.sleep(0)
+    return a + b
+
+
+add_after_a_wait.__name__ = "add"  # every contender calls its tool `add`
+Body = Callable[[int, int], Awaitable[int]]
+
+
+def plain_pydantic(body: Body = add) -> AsyncCall:
     async def call() -> object:
         args = AddArgs.model_validate_json(ARGS)
-        return await add(args.a, args.b)
+        return await body(args.a, args.b)
 
     return call
 
@@ -71,8 +85,8 @@ async def add_functional(args: AddArgs, ctx: ExecutionContext) -> Result[int, To
     return Success(args.a + args.b)
 
 
-def toolrail_executor(*, with_table: bool, functional: bool = False) -> AsyncCall:
-    registry = ToolRegistry([tool(add), add_functional])
+def toolrail_executor(*, with_table: bool, functional: bool = False, body: Body = add) -> AsyncCall:
+    registry = ToolRegistry([tool(body), add_functional])
     table = AgentToolTable({"bench": ["add*"]}) if with_table else None
     executor = Executor(registry, agents=table)
     ctx = ExecutionContext(agent="bench")
@@ -86,7 +100,7 @@ def toolrail_executor(*, with_table: bool, functional: bool = False) -> AsyncCal
     return run
 
 
-def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]]:
+def full_railway(*, otel: bool = False, body: Body = add) -> tuple[AsyncCall, Callable[[], object]]:
     """Agent table, allow/ask/deny rules, a budget, declared permissions, a deadline, the
     JSONL call log and the stream handler; with `otel`, spans too (a batch processor
     exporting nowhere: no exporter I/O on the call path). With the call and what waits
@@ -108,7 +122,7 @@ def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]
         provider.add_span_processor(BatchSpanProcessor(SpanExporter()))
         sinks.append(OtelSink(provider))
     executor = Executor(
-        ToolRegistry([tool(permissions=["math:add"], timeout_s=30)(add)]),
+        ToolRegistry([tool(permissions=["math:add"], timeout_s=30)(body)]),
         agents=AgentToolTable({"bench": ["add*"]}),
         gates=Gates(
             rules=RULES,
@@ -130,12 +144,14 @@ def full_railway(*, otel: bool = False) -> tuple[AsyncCall, Callable[[], object]
     return run, settle
 
 
-def openai_agents(*, per_call: Literal["runner", "constructor"] | None = None) -> AsyncCall:
+def openai_agents(
+    *, per_call: Literal["runner", "constructor"] | None = None, body: Body = add
+) -> AsyncCall:
     os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
     from agents import RunContextWrapper, function_tool
     from agents.tool_context import ToolContext
 
-    function = function_tool(add)
+    function = function_tool(body)
     if per_call is None:
         ctx = ToolContext(context=None, tool_name="add", tool_call_id="c1", tool_arguments=ARGS)
 
@@ -159,7 +175,7 @@ def openai_agents(*, per_call: Literal["runner", "constructor"] | None = None) -
     return call
 
 
-async def pydantic_ai() -> AsyncCall:
+async def pydantic_ai(body: Body = add) -> AsyncCall:
     from pydantic_ai import RunContext
     from pydantic_ai.messages import ToolCallPart
     from pydantic_ai.models.test import TestModel
@@ -168,7 +184,7 @@ async def pydantic_ai() -> AsyncCall:
     from pydantic_ai.usage import RunUsage
 
     ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
-    manager = await ToolManager(FunctionToolset([add])).for_run_step(ctx)
+    manager = await ToolManager(FunctionToolset([body])).for_run_step(ctx)
     ids = itertools.cycle(IDS)
 
     async def call() -> object:
@@ -179,10 +195,10 @@ async def pydantic_ai() -> AsyncCall:
     return call
 
 
-def langchain_core() -> AsyncCall:
+def langchain_core(body: Body = add) -> AsyncCall:
     from langchain_core.tools import StructuredTool
 
-    structured = StructuredTool.from_function(coroutine=add, name="add")
+    structured = StructuredTool.from_function(coroutine=body, name="add")
     ids = itertools.cycle(IDS)
 
     async def call() -> object:
@@ -216,6 +232,29 @@ async def main() -> None:
         timings,
         baseline=BASELINE,
         also="toolrail Executor.run",  # what the railway adds to toolrail's own bare call
+    )
+    await _waiting_once()
+
+
+async def _waiting_once() -> None:
+    """The same contenders, their tool waiting once in the event loop."""
+    body = add_after_a_wait
+    full, full_settle = full_railway(body=body)
+    contenders: dict[str, AsyncCall] = {
+        "plain pydantic validate + call": plain_pydantic(body),
+        "toolrail Executor.run": toolrail_executor(with_table=False, body=body),
+        FULL: full,
+        BASELINE: openai_agents(body=body),
+        PER_CALL_RUNNER: openai_agents(per_call="runner", body=body),
+        "pydantic-ai ToolManager.handle_call": await pydantic_ai(body),
+        "langchain-core StructuredTool.ainvoke": langchain_core(body),
+    }
+    timings = await measure(contenders, settle={FULL: full_settle})
+    report(
+        "Executor path per call (async tool that waits once in the event loop)",
+        timings,
+        baseline=BASELINE,
+        also="toolrail Executor.run",
     )
 
 
