@@ -325,7 +325,6 @@ _ANY_DASH = "(?:-|" + _UNICODE_DASH + ")"
 # splits it, is the password (`_curl_passwords`). The argument is an item of a list written
 # out (`"-u", "me:pw"`), the rest of the flag's own item (`"-u me:p w"`), or else a word
 # as the shell reads it, in parts (`"me":"pw"`, `me:"p w"`, `$'me:pw'`, `me:p\ w`).
-_CURL_USER_NAMES = ("u", "U", "user", "proxy-user")  # `-u`, `--user`, ...
 _CURL_CLUSTER = "[sSfLkvIiGgjJlNnOqRZ]{0,8}?"  # flags taking no value, before `u` (`-fsSLu`)
 _CURL_USER_FLAG = re.compile(
     r"(?<![^\s\"'])(?:(?:" + _ANY_DASH + "{2}|" + _UNICODE_DASH + ")(?:proxy-user|user)(?![\\w-])"
@@ -1303,7 +1302,7 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
             result.append(f"-p{REDACTED}")  # `mysql -phunter22`
             continue
         glued = _curl_user_flag(item) if curl and isinstance(item, str) else None
-        if glued and isinstance(item, str):  # `-uuser:pw`, `--user=user:pw`, `-u me:p w`
+        if glued and isinstance(item, str) and ":" in glued:  # `-uuser:pw`, `-u me:p w`
             result.append(item[: len(item) - len(glued)] + _user_kept(glued))
             hide_next = False
             continue
