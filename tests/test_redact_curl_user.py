@@ -225,3 +225,34 @@ def test_a_flag_item_before_other_json_reads_no_value() -> None:
     text = 'log: [["--user",{"name":"x"},"Zq1Xv"],["psql",{"Cookie":"curl"}]] end'
     assert redact_text(text) == text.replace('"curl"', f'"{REDACTED}"')
     assert redact_text("curl '-u' 'me:Zq1Xv Zq2Xv' h") == f"curl '-u' 'me:{REDACTED}' h"
+
+
+# --- the second review -------------------------------------------------------------------
+
+SECOND_REVIEW = {
+    "a flag glued after CJK text": ("请使用--password Zq1Xv 登录", "--password"),
+    "after a terminal colour": ("\x1b[33m--password Zq1Xv\x1b[0m", "--password"),
+    "after a colour in a JSON document": ('{"out": "\\u001b[36m--password Zq1Xv"}', "--password"),
+    "after a colour in JSON text": ('x "\\u001b[36m--password Zq1Xv"', "--password"),
+    "a quoted flag glued to its value": ('curl "-u"me:Zq1Xv x', '"-u"me:'),
+    "a single-quoted flag glued": ("curl '-u'me:Zq1Xv x", "'-u'me:"),
+    "a cut after a backslash": ('curl -u "me:Zq1Xv Zq2Xv\\', '"me:'),
+    "a cut after a backslash, bare user": ('curl -u me:"Zq1Xv Zq2Xv\\', "me:"),
+    "a long item": ('x ["curl", "-u", "me:' + "a" * 4100 + 'Zq1Xv"] y', '"me:'),
+    "-pu": ("curl -pu me:Zq1Xv -x http://proxy x", "me:"),
+    "-#u": ("curl -#u me:Zq1Xv x", "me:"),
+}
+
+
+@pytest.mark.parametrize(("text", "kept"), SECOND_REVIEW.values(), ids=list(SECOND_REVIEW))
+def test_second_review_spellings_hide_the_secret(text: str, kept: str) -> None:
+    shown = redact_text(text)
+    assert not _markers(shown), shown
+    assert kept in shown, shown
+
+
+def test_data_and_text_agree_on_a_user_alone() -> None:
+    assert redact(["curl", "-u", "me", "x"]) == ["curl", "-u", "me", "x"]
+    assert redact(["curl", "-pu", "me:Zq1Xv"]) == ["curl", "-pu", f"me:{REDACTED}"]
+    assert redact({"out": "\x1b[36m--password Zq1Xv"}) == {"out": f"\x1b[36m--password {REDACTED}"}
+    assert redact(["curl", "--pass", "Zq1Xv"]) == ["curl", "--pass", REDACTED]  # not a user

@@ -325,7 +325,7 @@ _ANY_DASH = "(?:-|" + _UNICODE_DASH + ")"
 # splits it, is the password (`_curl_passwords`). The argument is an item of a list written
 # out (`"-u", "me:pw"`), the rest of the flag's own item (`"-u me:p w"`), or else a word
 # as the shell reads it, in parts (`"me":"pw"`, `me:"p w"`, `$'me:pw'`, `me:p\ w`).
-_CURL_CLUSTER = "[sSfLkvIiGgjJlNnOqRZ]{0,8}?"  # flags taking no value, before `u` (`-fsSLu`)
+_CURL_CLUSTER = "[sSfLkvIiGgjJlNnOqRZpaV#0-6]{0,8}?"  # flags taking no value (`-fsSLu`)
 _CURL_USER_FLAG = re.compile(
     r"(?<![^\s\"'])(?:(?:" + _ANY_DASH + "{2}|" + _UNICODE_DASH + ")(?:proxy-user|user)(?![\\w-])"
     r"|" + _ANY_DASH + _CURL_CLUSTER + "[uU])"
@@ -334,11 +334,10 @@ _CURL_GAP = re.compile(  # between the flag and its word: spaces, `=`, a line co
     r"(?:" + _SP + r"{0,256}+\\\r?\n" + _SP + r"{0,256}+|" + _SP + r"{1,256}+|=)?"
 )
 _QUOTED_ITEM = {  # the rest of an item the flag opens, to its closing quote (escapes read)
-    quote: re.compile(r"(?:[^\\" + quote + r"]|\\.){0,4096}+", re.DOTALL) for quote in "'\""
+    quote: re.compile(r"(?:[^\\" + quote + r"]|\\.)*+", re.DOTALL) for quote in "'\""
 }
 _NEXT_ITEM = re.compile(  # `"-u", "me:pw"`: from the closing quote of the flag's item
-    r"[\"']\s{0,16},\s{0,16}(\"(?:[^\"\\]|\\.){0,4096}+\"?|'(?:[^'\\]|\\.){0,4096}+'?)",
-    re.DOTALL,
+    r"[\"']\s{0,16},\s{0,16}(\"(?:[^\"\\]|\\.)*+\"?|'(?:[^'\\]|\\.)*+'?)", re.DOTALL
 )
 
 
@@ -349,8 +348,11 @@ _NEXT_ITEM = re.compile(  # `"-u", "me:pw"`: from the closing quote of the flag'
 def _shell_parts(opens: str = "") -> str:
     """The parts; `opens`, what must follow a `"` that opens a part or is one."""
     return (
-        r"\$'(?:[^'\\]|\\.){0,4096}+(?:'|\Z)|'[^']{0,4096}+(?:'|\Z)"
-        r"|\"" + opens + r"(?:[^\"\\]|\\.){0,4096}+(?:\"|\Z)|\\.|[^\s\"'\\$]++|\$|'|\"" + opens
+        r"\$'(?:[^'\\]|\\.){0,4096}+(?:'|\\?\Z)|'[^']{0,4096}+(?:'|\Z)"
+        r"|\""
+        + opens
+        + r"(?:[^\"\\]|\\.){0,4096}+(?:\"|\\?\Z)|\\.|[^\s\"'\\$]++|\$|'|\\|\""
+        + opens
     )
 
 
@@ -361,18 +363,22 @@ _CURL_WORD = {
 }
 _COLON_OR_HELD = re.compile(r':|"\0(\d++)\0"')
 _CLOSING = {"'": "'", '"': '"', "$": "'"}  # the quote closing a part opened so
+_ENDS_AN_ITEM = ("", ",", "]", "}", ")", ":", "\n", "\r")
 # not glued to a word: after a non-word character, or an escape of one in JSON text
 _NOT_GLUED = r"(?:(?<!\w)|(?<=\\[nrtfb])|(?<=\\u[0-9a-fA-F]{4}))"
-# (a `-` after a dash opens no flag either: a run of `-x-x-x` is read once, not from each)
+# `-` opens a flag after anything but an ASCII letter, digit, `_` or dash (so a run of
+# `-x-x-x` is read once, not from each dash), or after a terminal's colour code (`\x1b[33m`)
+_ASCII_DASH_OPENS = (
+    r"(?:(?<![A-Za-z0-9_-])|(?<=\[m)|(?<=[\[;]\dm)|(?<=[\[;]\d\dm)"
+    r"|(?<=\\[nrtfb])|(?<=\\u[0-9a-fA-F]{4}))"
+)
 _FLAG_OPENING = (
-    ("(?:" + _NOT_GLUED.replace(r"\w", r"[\w-]") + "--?|" + _NOT_GLUED + _UNICODE_DASH + ")")
-    + _ANY_DASH
-    + "{0,2}"
+    "(?:" + _ASCII_DASH_OPENS + "--?|" + _NOT_GLUED + _UNICODE_DASH + ")" + _ANY_DASH + "{0,2}"
 )
 # a space, raw or escaped in JSON text (a tab, a no-break space, ...), once or twice over
 _SPACE = r"(?:" + _SP + r"|\\{1,2}t|\\u(?:00[aA]0|200[0-9aA]|202[fF]|205[fF]|3000))"
 _FLAG_WORD = re.compile(
-    r"(?P<flag>" + _FLAG_OPENING + r"[A-Za-z][\w.-]{0,63})"
+    r"(?P<flag>" + _FLAG_OPENING + r"[A-Za-z][A-Za-z0-9_.-]{0,63})"
     r"(?:=|" + _SP + r"{0,8}(?P<comma>,)" + _SP + r"{0,8}|" + _SP + r"{0,8}"
     r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
     r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
@@ -404,7 +410,7 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
 }
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
 _FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|""" + _ESCAPES_NO_QUOTE + ")++")  # to , ] }
-_FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # not a value
+_FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][A-Za-z0-9_.-]{0,63}(?![\w.=-])")  # not a value
 # after a flag that hides its value, another (`--token --password x`) is a flag of its own
 # only if a value of its own follows it: a word on its line (not a shell's `|`, `>`, ...)
 # or an item, neither opening with a dash; else it is the first one's value
@@ -654,9 +660,9 @@ def _curl_passwords(text: str, held: list[str]) -> str:
             elif (item := _NEXT_ITEM.match(text, at)) is not None and item[0][0] == quote:
                 start, end = item.start(1), item.end(1)
                 shown = _after_colon(held, item[1], quoted=True)
-            elif text[at + 1 : at + 2] in (" ", "\t"):  # `'-u' 'me:pw'`: a word after a space
-                start, end, shown = _curl_word(text, at + 1, held, "")
-            else:  # `["--user", {...}]`: no value to read
+            elif text.startswith(quote, at) and text[at + 1 : at + 2] not in _ENDS_AN_ITEM:
+                start, end, shown = _curl_word(text, at + 1, held, "")  # `'-u' 'me:pw'`
+            else:  # `["--user", {...}]`, `{"--user": ...}`: no value to read
                 continue
         else:
             inside = "" if _opens(quotes['"'], flag.start()) else '"'
@@ -1297,14 +1303,19 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
     program = "" if isinstance(first, list | tuple | dict) else str(first).rsplit("/", 1)[-1]
     glued_p = program in _GLUED_P_PROGRAMS
     curl = _is_curl(program)  # and from the item naming it on (`["sudo", "curl", ...]`)
+    user_next = False  # curl's user flag came last: its value is `user:password`
     for at, item in enumerate(items):
         if glued_p and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
             result.append(f"-p{REDACTED}")  # `mysql -phunter22`
             continue
+        if user_next and isinstance(item, str) and ":" not in item:  # `-u me`: the user alone
+            result.append(redact_text(item))
+            hide_next = user_next = False
+            continue
         glued = _curl_user_flag(item) if curl and isinstance(item, str) else None
         if glued and isinstance(item, str) and ":" in glued:  # `-uuser:pw`, `-u me:p w`
             result.append(item[: len(item) - len(glued)] + _user_kept(glued))
-            hide_next = False
+            hide_next = user_next = False
             continue
         hiding = _hiding_flag(item)
         flag = hiding and _one_word(item)  # `-x: y` is a value
@@ -1314,9 +1325,11 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
             # `-u user:pw`: the user stays
             result.append(_user_kept(item) if curl and isinstance(item, str) else REDACTED)
             hide_next = flag  # the value, or a flag whose value starts with a dash: both go
+            user_next = False
             continue
         result.append(redact(item, depth=depth + 1))
-        hide_next = hiding or glued == ""
+        user_next = glued == ""
+        hide_next = hiding or user_next
         curl = curl or _is_curl(item)
     return result
 
