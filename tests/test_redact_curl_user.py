@@ -256,3 +256,9 @@ def test_data_and_text_agree_on_a_user_alone() -> None:
     assert redact(["curl", "-pu", "me:Zq1Xv"]) == ["curl", "-pu", f"me:{REDACTED}"]
     assert redact({"out": "\x1b[36m--password Zq1Xv"}) == {"out": f"\x1b[36m--password {REDACTED}"}
     assert redact(["curl", "--pass", "Zq1Xv"]) == ["curl", "--pass", REDACTED]  # not a user
+
+
+def test_a_no_break_space_is_part_of_the_password() -> None:
+    """The shell splits words at ASCII whitespace only."""
+    shown = redact_text("curl -u me:Zq1Xv\u00a0Zq2Xv https://x")
+    assert shown == f"curl -u me:{REDACTED} https://x"

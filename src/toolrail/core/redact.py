@@ -346,12 +346,13 @@ _NEXT_ITEM = re.compile(  # `"-u", "me:pw"`: from the closing quote of the flag'
 # After a flag in a "string" (`"curl -u me:pw", "x"`), a `"` before what ends a string in
 # JSON (`,` `]` `}` `:`, a space, the end) ends that string, and the word.
 def _shell_parts(opens: str = "") -> str:
-    """The parts; `opens`, what must follow a `"` that opens a part or is one."""
+    """The parts; `opens`, what must follow a `"` that opens a part or is one. A bare part
+    runs to the shell's whitespace, ASCII's (a no-break space is a character to it)."""
     return (
         r"\$'(?:[^'\\]|\\.){0,4096}+(?:'|\\?\Z)|'[^']{0,4096}+(?:'|\Z)"
         r"|\""
         + opens
-        + r"(?:[^\"\\]|\\.){0,4096}+(?:\"|\\?\Z)|\\.|[^\s\"'\\$]++|\$|'|\\|\""
+        + r"(?:[^\"\\]|\\.){0,4096}+(?:\"|\\?\Z)|\\.|[^ \t\n\r\f\v\"'\\$]++|\$|'|\\|\""
         + opens
     )
 
