@@ -213,12 +213,23 @@ def test_curl_argv_hides_the_password_in_data_and_in_text(argv: list[str]) -> No
 
 
 def test_what_is_not_a_password_stays() -> None:
-    for text in (
-        "curl h | sort -u -t: -k2",  # `-t:`: nothing after the colon
-        "curl --user-agent=a:b h",  # not --user
-        "curl -u me: https://x",  # an empty password
-    ):
-        assert redact_text(text) == text
+    assert redact_text("curl --user-agent=a:b h") == "curl --user-agent=a:b h"  # not --user
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("curl https://api.x/v1 -u Zq1Xv: -d a=1", f"curl https://api.x/v1 -u {REDACTED}: -d a=1"),
+        ('curl -u "Zq1Xv:" x', f"curl -u {REDACTED}: x"),
+        ('["curl", "-u", "Zq1Xv:", "x"]x', f'["curl", "-u", "{REDACTED}:", "x"]x'),
+        ('["curl", "-u Zq1Xv:"] x', f'["curl", "-u {REDACTED}:"] x'),
+    ],
+)
+def test_a_key_as_the_user_of_an_empty_password_is_hidden(text: str, shown: str) -> None:
+    """`-u KEY:` is how many APIs (Stripe's, Recurly's, Chargebee's) take a key."""
+    assert redact_text(text) == shown
+    assert redact(["curl", "-u", "Zq1Xv:"]) == ["curl", "-u", f"{REDACTED}:"]
+    assert redact(["curl", "-uZq1Xv:"]) == ["curl", f"-u{REDACTED}:"]
 
 
 def test_a_flag_item_before_other_json_reads_no_value() -> None:

@@ -697,8 +697,8 @@ def _curl_word(text: str, at: int, held: list[str], inside: str) -> tuple[int, i
         colon = found.find(":")
         if colon >= 0:
             kept = part.start() + colon + 1
-            if kept == word.end():  # `-u me:`: no password
-                return start, word.end(), None
+            if not text[kept : word.end()].strip("'\""):  # `-u KEY:`: the user is the key
+                return start, word.end(), REDACTED + ":"
             closed = _CLOSING.get(found[0], "") if len(found) > 1 else ""
             return start, word.end(), text[start:kept] + REDACTED + closed
     return start, word.end(), None  # `-u me`: curl asks for the password
@@ -712,8 +712,8 @@ def _after_colon(held: list[str], value: str, *, quoted: bool = False) -> str | 
     closing = value[-1] if quoted and len(value) > 1 and value[-1] == value[0] else ""
     for found in _COLON_OR_HELD.finditer(value, 1 if quoted else 0):
         if found.group() == ":":
-            if found.end() >= len(value) - len(closing):
-                return None  # `me:`: no password
+            if found.end() >= len(value) - len(closing):  # `KEY:`: the user is the key
+                return f"{value[0]}{REDACTED}:{closing}" if quoted else REDACTED + ":"
             return value[: found.end()] + REDACTED + (value[0] if quoted else "")
         if held and _hide_held_password(held, int(found[1])):
             return value[: found.end()] + (value[0] if quoted else "")
@@ -739,7 +739,9 @@ def _hide_held_password(held: list[str], index: int) -> bool:
     content, closed = _held_content(literal)
     if content is None or ":" not in content:
         return False
-    encoded = json.dumps(content.split(":", 1)[0] + ":" + REDACTED, ensure_ascii=literal.isascii())
+    user, _, password = content.partition(":")
+    shown = user + ":" + REDACTED if password else REDACTED + ":"  # `KEY:`: the key is the user
+    encoded = json.dumps(shown, ensure_ascii=literal.isascii())
     held[index] = encoded if closed else encoded[:-1]
     return True
 
@@ -1336,8 +1338,11 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
 
 
 def _user_kept(value: str) -> str:
-    """curl's `user:password` as `user:[REDACTED]` (a value with no colon goes whole)."""
-    user, colon, _ = value.partition(":")
+    """curl's `user:password` as `user:[REDACTED]` (a value with no colon goes whole, and
+    the user of an empty password: `KEY:` is how many APIs take a key)."""
+    user, colon, password = value.partition(":")
+    if colon and not password:  # `KEY:`: an API key as the user, no password
+        return REDACTED + ":"
     return redact_text(user) + colon + REDACTED if colon else REDACTED
 
 
