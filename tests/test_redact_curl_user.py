@@ -268,3 +268,46 @@ def test_a_no_break_space_is_part_of_the_password() -> None:
     """The shell splits words at ASCII whitespace only."""
     shown = redact_text("curl -u me:Zq1Xv\u00a0Zq2Xv https://x")
     assert shown == f"curl -u me:{REDACTED} https://x"
+
+
+# --- the third review ----------------------------------------------------------------------
+
+GLUED_FLAGS = [  # a secret flag glued to what comes before it, or named beyond ASCII
+    "app --passwordé Zq1Xv",
+    "app --secret-schlüssel Zq1Xv",
+    "app --token --passwordé Zq1Xv",
+    "app \x1b[38;5;208m--token Zq1Xv x",
+    "\r\x1b[K--token Zq1Xv",
+    '{"m": "\\u001b[38;5;208m--token Zq1Xv"}',
+    "__--token Zq1Xv__",
+    "https://x/bin/app--token Zq1Xv",
+    "cmd=deploy%20--token Zq1Xv",
+    "-----token Zq1Xv",
+]
+
+
+@pytest.mark.parametrize("text", GLUED_FLAGS)
+def test_a_secret_flag_hides_its_value_whatever_precedes_it(text: str) -> None:
+    assert not _markers(redact_text(text)), redact_text(text)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["curl", "-u", "--password", "Zq1Xv"],
+        ["curl", "-u", "--token", "Zq1Xv", "https://x"],
+        ["sudo", "curl", "-u", "-token", "Zq1Xv"],
+        ["curl", "-fsSLu", "--api-key", "Zq1Xv"],
+    ],
+)
+def test_a_secret_flag_after_curls_user_flag_hides_its_value(argv: list[str]) -> None:
+    assert not _markers(json.dumps(redact(argv))), redact(argv)
+    assert not _markers(redact_text(json.dumps(argv)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['curl -u "Zq1Xv:\\', "curl -u $'Zq1Xv:\\", "curl -u Zq1Xv:$'' x", "curl -u Zq1Xv:\\\n x"],
+)
+def test_a_key_as_the_user_is_hidden_when_nothing_follows_its_colon(text: str) -> None:
+    assert not _markers(redact_text(text)), redact_text(text)

@@ -367,19 +367,11 @@ _CLOSING = {"'": "'", '"': '"', "$": "'"}  # the quote closing a part opened so
 _ENDS_AN_ITEM = ("", ",", "]", "}", ")", ":", "\n", "\r")
 # not glued to a word: after a non-word character, or an escape of one in JSON text
 _NOT_GLUED = r"(?:(?<!\w)|(?<=\\[nrtfb])|(?<=\\u[0-9a-fA-F]{4}))"
-# `-` opens a flag after anything but an ASCII letter, digit, `_` or dash (so a run of
-# `-x-x-x` is read once, not from each dash), or after a terminal's colour code (`\x1b[33m`)
-_ASCII_DASH_OPENS = (
-    r"(?:(?<![A-Za-z0-9_-])|(?<=\[m)|(?<=[\[;]\dm)|(?<=[\[;]\d\dm)"
-    r"|(?<=\\[nrtfb])|(?<=\\u[0-9a-fA-F]{4}))"
-)
-_FLAG_OPENING = (
-    "(?:" + _ASCII_DASH_OPENS + "--?|" + _NOT_GLUED + _UNICODE_DASH + ")" + _ANY_DASH + "{0,2}"
-)
+_FLAG_OPENING = "(?:--?|" + _NOT_GLUED + _UNICODE_DASH + ")" + _ANY_DASH + "{0,2}"
 # a space, raw or escaped in JSON text (a tab, a no-break space, ...), once or twice over
 _SPACE = r"(?:" + _SP + r"|\\{1,2}t|\\u(?:00[aA]0|200[0-9aA]|202[fF]|205[fF]|3000))"
 _FLAG_WORD = re.compile(
-    r"(?P<flag>" + _FLAG_OPENING + r"[A-Za-z][A-Za-z0-9_.-]{0,63})"
+    r"(?P<flag>" + _FLAG_OPENING + r"[A-Za-z][\w.-]{0,63})"
     r"(?:=|" + _SP + r"{0,8}(?P<comma>,)" + _SP + r"{0,8}|" + _SP + r"{0,8}"
     r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
     r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
@@ -411,7 +403,7 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
 }
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
 _FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|""" + _ESCAPES_NO_QUOTE + ")++")  # to , ] }
-_FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][A-Za-z0-9_.-]{0,63}(?![\w.=-])")  # not a value
+_FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # not a value
 # after a flag that hides its value, another (`--token --password x`) is a flag of its own
 # only if a value of its own follows it: a word on its line (not a shell's `|`, `>`, ...)
 # or an item, neither opening with a dash; else it is the first one's value
@@ -697,7 +689,7 @@ def _curl_word(text: str, at: int, held: list[str], inside: str) -> tuple[int, i
         colon = found.find(":")
         if colon >= 0:
             kept = part.start() + colon + 1
-            if not text[kept : word.end()].strip("'\""):  # `-u KEY:`: the user is the key
+            if not text[kept : word.end()].strip("'\"$\\\r\n"):  # `-u KEY:`: the key is the user
                 return start, word.end(), REDACTED + ":"
             closed = _CLOSING.get(found[0], "") if len(found) > 1 else ""
             return start, word.end(), text[start:kept] + REDACTED + closed
@@ -1311,8 +1303,8 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
         if glued_p and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
             result.append(f"-p{REDACTED}")  # `mysql -phunter22`
             continue
-        if user_next and isinstance(item, str) and ":" not in item:  # `-u me`: the user alone
-            result.append(redact_text(item))
+        if user_next and isinstance(item, str) and ":" not in item and not _hiding_flag(item):
+            result.append(redact_text(item))  # `-u me`: the user alone
             hide_next = user_next = False
             continue
         glued = _curl_user_flag(item) if curl and isinstance(item, str) else None
