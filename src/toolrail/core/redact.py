@@ -731,9 +731,7 @@ def _hide_held_password(held: list[str], index: int) -> bool:
     content, closed = _held_content(literal)
     if content is None or ":" not in content:
         return False
-    user, _, password = content.partition(":")
-    shown = user + ":" + REDACTED if password else REDACTED + ":"  # `KEY:`: the key is the user
-    encoded = json.dumps(shown, ensure_ascii=literal.isascii())
+    encoded = json.dumps(_user_kept(content), ensure_ascii=literal.isascii())
     held[index] = encoded if closed else encoded[:-1]
     return True
 
