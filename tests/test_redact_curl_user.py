@@ -26,8 +26,8 @@ def _markers(text: str) -> set[str]:
     return set(re.findall(r"Zq\d+Xv", text))
 
 
-# each showed some of the password on the commit before this file
-SHELL_SPELLINGS = {
+# each showed some of the secret on the commit before it was added
+SPELLINGS = {
     "a quoted password with a space": ('curl -u "me:Zq1Xv Zq2Xv" https://x', '"me:'),
     "single-quoted with a space": ("curl -u 'me:Zq1Xv Zq2Xv' https://x", "'me:"),
     "an empty user": ('curl -u ":Zq1Xv Zq2Xv" https://x', '-u ":'),
@@ -46,10 +46,39 @@ SHELL_SPELLINGS = {
     "a cut-off quote": ('curl -u "me:Zq1Xv Zq2Xv', '"me:'),
     # (an odd `'` before the flag may be an apostrophe: the rest of the word goes too)
     "in a shell's -c": ("bash -c 'curl -u me:Zq1Xv' && echo done", "bash -c 'curl -u me:"),
+    # found by the review of the commit that read the argument as a shell word
+    "shell operators in a bare password": ("curl -u admin:Tr0ub&3Zq1Xv https://api", "admin:"),
+    "a pipe": ("curl -u me:a|Zq1Xv", "me:"),
+    "an odd quote before": ('curl -d \'size=5"\' -u "admin:Zq1Xv" https://h', '"admin:'),
+    "cmd /c": ('cmd /c "curl -u "admin:Zq1Xv" https://h"', '"admin:'),
+    "a quote in prose": ('He said "run curl -u "me:Zq1Xv Zq2Xv" now"', '"me:'),
+    "a glued item with a space": ('log ["curl", "-u me:a b Zq1Xv"]', '"-u me:'),
+    "a glued item, --user=": ('log ["curl", "--user=me:a b Zq1Xv"] x', '"--user=me:'),
+    "a glued item, cut off": ('["curl", "-u me:a b Zq1Xv', '"-u me:'),
+    "a glued item with a token": ('x ["curl", "-u me:Zq1Xv b sk-' + "a" * 24 + '"]', '"-u me:'),
+    "a Python repr item": ("['curl', '-u', 'e:\\'—\"Zq1Xv']", "'e:"),
+    "combined short flags": ("curl -fsSLu me:Zq1Xv https://h", "me:"),
+    "-su": ("curl -su me:Zq1Xv h", "me:"),
+    "many spaces": ("curl -u" + " " * 12 + "me:Zq1Xv h", "me:"),
+    "a continued line": ("curl -u \\\n  me:Zq1Xv h", "me:"),
+    "a continued line, CRLF": ("curl -u \\\r\n  me:Zq1Xv h", "me:"),
+    "a quoted password over a line": ("curl -u 'me:a\nZq1Xv' h", "'me:"),
+    # found by the second review (a secret flag glued to what precedes it, too)
+    "a flag glued after CJK text": ("请使用--password Zq1Xv 登录", "--password"),
+    "after a terminal colour": ("\x1b[33m--password Zq1Xv\x1b[0m", "--password"),
+    "after a colour in a JSON document": ('{"out": "\\u001b[36m--password Zq1Xv"}', "--password"),
+    "after a colour in JSON text": ('x "\\u001b[36m--password Zq1Xv"', "--password"),
+    "a quoted flag glued to its value": ('curl "-u"me:Zq1Xv x', '"-u"me:'),
+    "a single-quoted flag glued": ("curl '-u'me:Zq1Xv x", "'-u'me:"),
+    "a cut after a backslash": ('curl -u "me:Zq1Xv Zq2Xv\\', '"me:'),
+    "a cut after a backslash, bare user": ('curl -u me:"Zq1Xv Zq2Xv\\', "me:"),
+    "a long item": ('x ["curl", "-u", "me:' + "a" * 4100 + 'Zq1Xv"] y', '"me:'),
+    "-pu": ("curl -pu me:Zq1Xv -x http://proxy x", "me:"),
+    "-#u": ("curl -#u me:Zq1Xv x", "me:"),
 }
 
 
-@pytest.mark.parametrize(("text", "kept"), SHELL_SPELLINGS.values(), ids=list(SHELL_SPELLINGS))
+@pytest.mark.parametrize(("text", "kept"), SPELLINGS.values(), ids=list(SPELLINGS))
 def test_curl_password_is_hidden_however_the_shell_spells_it(text: str, kept: str) -> None:
     shown = redact_text(text)
     assert not _markers(shown), shown
@@ -159,28 +188,6 @@ def test_what_looks_like_a_held_string_is_read_as_text() -> None:
     assert redact_text('curl -u "\x005\x00" x') == 'curl -u "\x005\x00" x'
 
 
-# --- the review of the commit that read the argument as a shell word ------------------------
-
-REVIEW = {
-    "shell operators in a bare password": ("curl -u admin:Tr0ub&3Zq1Xv https://api", "admin:"),
-    "a pipe": ("curl -u me:a|Zq1Xv", "me:"),
-    "an odd quote before": ('curl -d \'size=5"\' -u "admin:Zq1Xv" https://h', '"admin:'),
-    "cmd /c": ('cmd /c "curl -u "admin:Zq1Xv" https://h"', '"admin:'),
-    "a quote in prose": ('He said "run curl -u "me:Zq1Xv Zq2Xv" now"', '"me:'),
-    "a glued item with a space": ('log ["curl", "-u me:a b Zq1Xv"]', '"-u me:'),
-    "a glued item, --user=": ('log ["curl", "--user=me:a b Zq1Xv"] x', '"--user=me:'),
-    "a glued item, cut off": ('["curl", "-u me:a b Zq1Xv', '"-u me:'),
-    "a glued item with a token": ('x ["curl", "-u me:Zq1Xv b sk-' + "a" * 24 + '"]', '"-u me:'),
-    "a Python repr item": ("['curl', '-u', 'e:\\'—\"Zq1Xv']", "'e:"),
-    "combined short flags": ("curl -fsSLu me:Zq1Xv https://h", "me:"),
-    "-su": ("curl -su me:Zq1Xv h", "me:"),
-    "many spaces": ("curl -u" + " " * 12 + "me:Zq1Xv h", "me:"),
-    "a continued line": ("curl -u \\\n  me:Zq1Xv h", "me:"),
-    "a continued line, CRLF": ("curl -u \\\r\n  me:Zq1Xv h", "me:"),
-    "a quoted password over a line": ("curl -u 'me:a\nZq1Xv' h", "'me:"),
-}
-
-
 @pytest.mark.parametrize(
     "argv",
     [
@@ -229,32 +236,6 @@ def test_a_flag_item_before_other_json_reads_no_value() -> None:
     text = 'log: [["--user",{"name":"x"},"Zq1Xv"],["psql",{"Cookie":"curl"}]] end'
     assert redact_text(text) == text.replace('"curl"', f'"{REDACTED}"')
     assert redact_text("curl '-u' 'me:Zq1Xv Zq2Xv' h") == f"curl '-u' 'me:{REDACTED}' h"
-
-
-# --- the second review -------------------------------------------------------------------
-
-SECOND_REVIEW = {
-    "a flag glued after CJK text": ("请使用--password Zq1Xv 登录", "--password"),
-    "after a terminal colour": ("\x1b[33m--password Zq1Xv\x1b[0m", "--password"),
-    "after a colour in a JSON document": ('{"out": "\\u001b[36m--password Zq1Xv"}', "--password"),
-    "after a colour in JSON text": ('x "\\u001b[36m--password Zq1Xv"', "--password"),
-    "a quoted flag glued to its value": ('curl "-u"me:Zq1Xv x', '"-u"me:'),
-    "a single-quoted flag glued": ("curl '-u'me:Zq1Xv x", "'-u'me:"),
-    "a cut after a backslash": ('curl -u "me:Zq1Xv Zq2Xv\\', '"me:'),
-    "a cut after a backslash, bare user": ('curl -u me:"Zq1Xv Zq2Xv\\', "me:"),
-    "a long item": ('x ["curl", "-u", "me:' + "a" * 4100 + 'Zq1Xv"] y', '"me:'),
-    "-pu": ("curl -pu me:Zq1Xv -x http://proxy x", "me:"),
-    "-#u": ("curl -#u me:Zq1Xv x", "me:"),
-}
-
-REVIEW |= SECOND_REVIEW
-
-
-@pytest.mark.parametrize(("text", "kept"), REVIEW.values(), ids=list(REVIEW))
-def test_reviewed_spellings_hide_the_secret(text: str, kept: str) -> None:
-    shown = redact_text(text)
-    assert not _markers(shown), shown
-    assert kept in shown, shown
 
 
 def test_data_and_text_agree_on_a_user_alone() -> None:
