@@ -371,7 +371,7 @@ _FLAG_OPENING = "(?:--?|" + _NOT_GLUED + _UNICODE_DASH + ")" + _ANY_DASH + "{0,2
 # a space, raw or escaped in JSON text (a tab, a no-break space, ...), once or twice over
 _SPACE = r"(?:" + _SP + r"|\\{1,2}t|\\u(?:00[aA]0|200[0-9aA]|202[fF]|205[fF]|3000))"
 _FLAG_WORD = re.compile(
-    r"(?P<flag>" + _FLAG_OPENING + r"[A-Za-z][\w.-]{0,63})"
+    r"(?P<flag>" + _FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}+)"
     r"(?:=|" + _SP + r"{0,8}(?P<comma>,)" + _SP + r"{0,8}|" + _SP + r"{0,8}"
     r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
     r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
@@ -382,7 +382,7 @@ _FLAG_WORD = re.compile(
 # its quotes `\"`), the next item its value: a string (`v`, its opening quote left for the
 # next match, which may be a flag itself) or a bare JSON value (`bare`: a number, a list, ...)
 _FLAG_ITEM = re.compile(
-    r"(?P<q>\\\"|[\"'])(?P<flag>" + _ANY_DASH + r"{1,3}[A-Za-z][\w.-]{0,63})"
+    r"(?P<q>\\\"|[\"'])(?P<flag>" + _ANY_DASH + r"{1,3}[A-Za-z][\w.-]{0,63}+)"
     r"(?P=q)"
     r"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}(?:(?=(?P<v>\\\"|[\"']))|(?=(?P<bare>[-\d\[{tfn])))"
 )
@@ -403,7 +403,7 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
 }
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
 _FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|""" + _ESCAPES_NO_QUOTE + ")++")  # to , ] }
-_FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}(?![\w.=-])")  # not a value
+_FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}+(?![\w.=-])")  # not a value
 # after a flag that hides its value, another (`--token --password x`) is a flag of its own
 # only if a value of its own follows it: a word on its line (not a shell's `|`, `>`, ...)
 # or an item, neither opening with a dash; else it is the first one's value
