@@ -31,9 +31,9 @@ from toolrail._batches import BackgroundBatches
 from toolrail._diagnostics import get_logger
 from toolrail._jsonish import json_safe, to_json_value
 from toolrail.core.errors import ToolError
-from toolrail.core.hidden import NOTHING
+from toolrail.core.hidden import NOTHING, hidden_in, hidden_texts, read_arguments
 from toolrail.core.redact import cut, shown_name
-from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
+from toolrail.recording.eventjson import shown_tool
 from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
 log = get_logger("toolrail.recording.jsonl")
@@ -168,11 +168,17 @@ class JsonlCallLog:
         """The log record for a finished call, redacted and cut to size."""
         outcome = event.outcome
         record = _common(event)
-        record["args"] = self._clean(arguments_data(outcome.call.arguments), self.max_args_bytes)
+        arguments = read_arguments(outcome.call.arguments)  # read once, for both uses below
+        record["args"] = self._clean(to_json_value(arguments), self.max_args_bytes)
         # the tool's words about its call (its output, what it attached) may quote what
         # the call's arguments hide; the executor took it out of the error already
-        hidden = hidden_of(outcome) if self.redact_secrets else NOTHING
-        metadata = {k: v for k, v in outcome.metadata.items() if k != "source"}
+        asked = outcome.metadata.get("asked_arguments")  # a person's edit: the model's own
+        hidden = hidden_in(arguments) | hidden_texts(asked) if self.redact_secrets else NOTHING
+        metadata = (
+            {k: v for k, v in outcome.metadata.items() if k != "source"}
+            if len(outcome.metadata) > 1 or "source" not in outcome.metadata
+            else None
+        )
         if metadata:  # what the tool attached (ctx.attach), and a person's edits
             metadata_data = hidden.without_in(to_json_value(metadata))
             record["metadata"] = self._clean(metadata_data, self.max_output_bytes)
@@ -271,7 +277,9 @@ def _common(event: ToolCompleted | ToolFailed) -> dict[str, Any]:
         "duration_ms": round(outcome.duration_ms, 3),
         "attempts": outcome.attempts,
         "trace": {
-            "call_stack": [shown_name(call_id) for call_id in ctx.call_stack],
+            "call_stack": [shown_name(call_id) for call_id in ctx.call_stack]
+            if ctx.call_stack
+            else [],
             "batch_id": ctx.batch_id,
             "trace_id": ctx.trace_id,
         },
@@ -313,6 +321,16 @@ def _utc_day(moment: datetime) -> date:
 
 
 def _iso(moment: datetime) -> str:
-    if moment.tzinfo is UTC and moment.microsecond:  # as events are stamped: no conversion,
-        return moment.isoformat()[:-6] + "Z"  # microseconds shown, and "+00:00" ends it
+    if moment.tzinfo is UTC:  # as events are stamped: the minute's text made once
+        minute = (moment.year, moment.month, moment.day, moment.hour, moment.minute)
+        start = _MINUTES.get(minute)
+        if start is None:
+            if len(_MINUTES) >= 64:
+                _MINUTES.clear()
+            start = _MINUTES[minute] = moment.isoformat(timespec="minutes")[:-6]
+        return f"{start}:{moment.second:02d}.{moment.microsecond:06d}Z"
     return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+_MINUTES: dict[tuple[int, int, int, int, int], str] = {}
+"""`YYYY-MM-DDTHH:MM` of the latest minutes the log stamped (the writer thread's alone)."""

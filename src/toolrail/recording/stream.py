@@ -345,9 +345,9 @@ class ToolStreamHandler:
         with an ended call's id is a new call, and late news of either is late news still."""
         call_id, context = event.call_id, event.context
         for finished in (self._finished, self._finished_before):
-            ended = finished.get(call_id, ())
-            if any(reference() is context for reference in ended):
-                return True
+            for reference in finished.get(call_id, ()):  # a loop, not any(): no generator
+                if reference() is context:
+                    return True
         return False
 
     def _end(
