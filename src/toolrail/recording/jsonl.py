@@ -333,4 +333,5 @@ def _iso(moment: datetime) -> str:
 
 
 _MINUTES: dict[tuple[int, int, int, int, int], str] = {}
-"""`YYYY-MM-DDTHH:MM` of the latest minutes the log stamped (the writer thread's alone)."""
+"""`YYYY-MM-DDTHH:MM` of the latest minutes stamped; shared by every log's writer thread
+(each entry is the same whoever makes it, so a race only makes one twice)."""
