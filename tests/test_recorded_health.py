@@ -65,7 +65,7 @@ def test_explain_after_seven_failing_calls_shows_the_failures_and_open_circuit(
 
     assert main(["tools", "explain", "fine", "--config", config]) == 0
     fine = capsys.readouterr().out
-    assert "health: healthy, 100% ok over 1 calls" in fine
+    assert "health: not judged before 5 calls, 100% ok over 1 call" in fine
     assert "circuit fine: closed" in fine
     assert "recent failures" not in fine
 

@@ -253,11 +253,18 @@ class Executor:
             lines.extend(self.gates.explain(tool, ctx))
         for breaker in self.resilience.breakers_for(tool):
             lines.append(f"circuit {breaker.name}: {breaker.state}")
-        health = self.resilience.health.health(tool.name)
+        tracker = self.resilience.health
+        health = tracker.health(tool.name)
         if health is not None:
+            calls = f"{health.calls} call{'s' if health.calls != 1 else ''}"
+            status = (
+                health.status
+                if health.calls >= tracker.min_calls
+                else f"not judged before {tracker.min_calls} calls"  # too few: not "healthy"
+            )
             lines.append(
-                f"health: {health.status}, {health.success_rate:.0%} ok over {health.calls} "
-                f"calls, p95 {health.p95_ms:.0f} ms"
+                f"health: {status}, {health.success_rate:.0%} ok over {calls}, "
+                f"p95 {health.p95_ms:.0f} ms"
             )
         return lines
 

@@ -360,6 +360,19 @@ def test_explain_gate_by_gate() -> None:
     assert ex.explain("dev", "nope") == ["lookup: no tool named 'nope'"]
 
 
+async def test_explain_does_not_call_a_tool_healthy_before_it_is_judged() -> None:
+    """Three failures, five calls needed to judge: the line says so, and not "healthy"."""
+    ex = Executor(
+        ToolRegistry([unsafe_flaky]), resilience=Resilience(retry=RetrySettings(attempts=1))
+    )
+    ctx = ExecutionContext(agent="dev")
+    for n in range(3):
+        outcome = await ex.run(ToolCall(name="unsafe_flaky", arguments={}, id=f"c{n}"), ctx)
+        assert isinstance(outcome.result, Failure)
+    (line,) = [line for line in ex.explain("dev", "unsafe_flaky") if line.startswith("health")]
+    assert line.startswith("health: not judged before 5 calls, 0% ok over 3 calls,"), line
+
+
 async def test_stream_handler_reads_health() -> None:
     """Given the executor's health tracker, finished lines carry the tool's record."""
     from toolrail import ToolStreamHandler
