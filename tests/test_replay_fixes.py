@@ -208,7 +208,8 @@ def test_a_fifo_named_like_a_log_file_blocks_nothing(
     except subprocess.TimeoutExpired:
         pytest.fail(f"`toolrail {' '.join(command)}` blocked on the FIFO")
     assert read.returncode == 0, read.stderr
-    shown = "health: not judged before 5 calls, 100% ok over 1 call" if command[0] == "tools" else "✔"
+    judged = "health: not judged before 5 calls, 100% ok over 1 call"
+    shown = judged if command[0] == "tools" else "✔"
     assert shown in read.stdout
 
 
