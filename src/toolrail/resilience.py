@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import math
+import threading
 import time
 import weakref
 from collections import deque
@@ -331,6 +332,7 @@ class HealthTracker:
         self.failing_below = failing_below
         self.recover_margin = recover_margin
         self._tools: dict[str, _Window] = {}
+        self._lock = threading.Lock()
         self._listeners = Listeners[HealthListener]()
 
     def listen(self, listener: HealthListener) -> None:
@@ -344,21 +346,27 @@ class HealthTracker:
             window = self._tools[tool] = _Window(self._window)
         samples = window.samples
         if ok and not window.failures:  # nothing failing lately: healthy, and stays so
-            samples.append((True, duration_ms))
+            samples.append((True, duration_ms))  # (one append: atomic; it evicts no failure)
             return
-        if len(samples) == samples.maxlen and not samples[0][0]:
-            window.failures -= 1  # the oldest, about to leave the window, is a failure
-        samples.append((ok, duration_ms))
-        if not ok:
-            window.failures += 1
-            if failure is not None:  # shown in events and `tools explain`: redacted once here
-                window.last_failure = redact_text(failure)
-        self._judge(tool, window)
+        if failure is not None and not ok:  # shown in events and `tools explain`: redacted once
+            failure = redact_text(failure)
+        with self._lock:  # executors on other threads may record too: counts stay true
+            if len(samples) == samples.maxlen and not samples[0][0]:
+                window.failures -= 1  # the oldest, about to leave the window, is a failure
+            samples.append((ok, duration_ms))
+            if not ok:
+                window.failures += 1
+                if failure is not None:
+                    window.last_failure = failure
+            changed = self._judge(window)
+        if changed:
+            self._listeners.tell(self.health(tool))
 
-    def _judge(self, tool: str, window: _Window) -> None:
+    def _judge(self, window: _Window) -> bool:
+        """Judge the window's status again; whether it changed."""
         calls = len(window.samples)
         if calls < self.min_calls:
-            return
+            return False
         rate = (calls - window.failures) / calls
         now = _RANKS[window.status]
         judged = _rank(rate, self.failing_below, self.degraded_below)
@@ -367,9 +375,9 @@ class HealthTracker:
             clear = _rank(rate, self.failing_below + margin, self.degraded_below + margin)
             judged = min(now, 0 if rate == 1.0 else clear)
         if judged == now:
-            return
+            return False
         window.status = _BY_RANK[judged]
-        self._listeners.tell(self.health(tool))
+        return True
 
     def tools(self) -> list[str]:
         """The tools with calls recorded."""
