@@ -10,6 +10,7 @@ measured in `executor_overhead.py` and `log_throughput.py`.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 import sys
 import tempfile
@@ -105,26 +106,39 @@ async def _walls(
     return {name: statistics.median(values) for name, values in times.items()}
 
 
-async def concurrent(n: int = 1000) -> None:
+async def concurrent(n: int = 1000, rounds: int = 15) -> None:
+    """Each round a batch of `n` calls with ids of their own, as a model's reply gives them
+    (made before timing: the raw gather has none to make)."""
     ctx = ExecutionContext(agent="bench", permissions=frozenset({"math:add"}))
-    calls = [ToolCall(name="slow_add", arguments=ARGS, id=f"c{i}") for i in range(n)]
+    ids = itertools.count()
+    batches = iter(
+        [
+            [ToolCall(name="slow_add", arguments=ARGS, id=f"c{next(ids)}") for _ in range(n)]
+            for _ in range(3 * (rounds + 1))  # each toolrail contender's warm-up and rounds
+        ]
+    )
     bare, gated = executor(gated=False), executor(gated=True)
     full = executor(gated=True, recorded=True)
     body = slow_add.execute
 
     async def raw() -> object:
-        return await asyncio.gather(*(body(slow_add.parameters.check(ARGS), ctx) for _ in calls))
+        return await asyncio.gather(*(body(slow_add.parameters.check(ARGS), ctx) for _ in range(n)))
+
+    def batch(runner: Executor) -> AsyncCall:
+        return lambda: runner.run_many(next(batches), ctx, max_concurrency=n)
 
     contenders: dict[str, AsyncCall] = {
         "raw asyncio.gather": raw,
-        "toolrail run_many": lambda: bare.run_many(calls, ctx, max_concurrency=n),
-        "toolrail run_many, gates": lambda: gated.run_many(calls, ctx, max_concurrency=n),
-        "toolrail run_many, full railway": lambda: full.run_many(calls, ctx, max_concurrency=n),
+        "toolrail run_many": batch(bare),
+        "toolrail run_many, gates": batch(gated),
+        "toolrail run_many, full railway": batch(full),
     }
     for make in contenders.values():  # warm up
         await make()
     call_log = next(sink for sink in full.sinks.sinks if isinstance(sink, JsonlCallLog))
-    walls = await _walls(contenders, {"toolrail run_many, full railway": call_log.flush})
+    walls = await _walls(
+        contenders, {"toolrail run_many, full railway": call_log.flush}, rounds=rounds
+    )
     base = walls["raw asyncio.gather"]
     print(f"\n{n} concurrent 10 ms calls (wall time)")
     print(f"  {'':44} {'median ms':>10} {'× raw gather':>16}")
