@@ -100,6 +100,9 @@ def oracle_redact_text(text: str) -> str:
     """Text with token-like substrings and assigned secrets replaced."""
     if len(text) < _SHORTEST_SECRET:
         return text
+    # an argv as a YAML block list, as the policy has it now: unguarded
+    if "\n" in text:
+        text = fast._yaml_argv(text)
     # JSON strings redacted as the text they hold, as the policy has them now (since c7396be)
     held: list[str] = []
     if '"' in text and "\0" not in text:
@@ -272,6 +275,9 @@ SEPARATORS = st.sampled_from(
         '\\"',
         '": "',
         "\n",
+        "\n- ",  # an item of a YAML block list
+        "\n  - ",
+        "\r\n- '",
         "\t",
         "_",
         ".",

@@ -32,7 +32,9 @@ and every `ArgumentIssue` redact their text when they are made):
   `name: value` / `"name": "value"` (also inside JSON text; and `=>`, `->`, `→`, `：`, `＝`, any
   Unicode space, a YAML value on the lines below `name:`) wherever `is_secret_key(name)`
   holds, so text and mapping keys share one notion of a secret name (`secretKey=`,
-  `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text.
+  `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text,
+  or as an argv's items in a YAML block list (`- --secret` then `- X`), read as `redact`
+  reads the list.
   The value goes whole, whatever it is: a string read with its escapes, a number, a list
   or an object to its matching bracket (JSON text stays JSON: `"passwords": "[REDACTED]"`,
   as `redact` gives for the data), or to the end of text cut off inside it (a preview).
@@ -794,6 +796,8 @@ def _passes(text: str) -> str:
     """Every pass, each skipped when what it replaces cannot be in the text."""
     if _JSON_OPENING.match(text) and (as_data := _redacted_json(text)) is not None:
         return as_data
+    if "\n" in text and _YAML_DASHED_ITEM.search(text) is not None:
+        text = _yaml_argv(text)  # (before JSON strings are held out: it reads them as YAML)
     held: list[str] = []
     if '"' in text and "\0" not in text:  # (NUL marks where the strings held out were)
         text, held = _held_strings(text)
@@ -1102,6 +1106,120 @@ def _yaml_block_end(text: str, start: int, line_start: int, name_at: int) -> int
     return end
 
 
+# A YAML block list's item opening its line with a dash (`  - --password`, `- "-u"`): an
+# argv written as YAML has one wherever its policy hides anything (a flag, curl's `-u`,
+# `mysql -pX`), so text without one has no YAML argv to read
+_YAML_DASHED_ITEM = re.compile(r"^[ \t]*+-[ \t]++[\"']?+" + _ANY_DASH, re.MULTILINE)
+# a line with content (not blank, not a comment): its indentation, and, if it is a list's
+# item (`-` and a space, or the line's end), the dash and where its value opens
+_YAML_LINE = re.compile(r"^([ \t]*+)(?:(-)(?=[ \t\r\n]|\Z)[ \t]*+|(?=[^\s#]))", re.MULTILINE)
+# an item's value on its line: plain, to a comment (` #`) or the line's end, or quoted, to
+# the closing quote (JSON's escapes in `"`, `''` in `'`) or, cut off, the line's end
+_YAML_PLAIN = re.compile(r"(?:[^ \t\r\n]++|[ \t]++(?![#\r\n]|\Z))*+")
+_YAML_QUOTED = {
+    '"': re.compile(r'"(?:[^"\\\r\n]++|\\[^\r\n])*+(")?'),
+    "'": re.compile(r"'(?:[^'\r\n]++|'')*+(')?"),
+}
+
+
+def _yaml_argv(text: str) -> str:
+    """Each YAML block list in the text (a container's `args:`, a compose service's
+    `command:`) hidden as `redact` hides it as an argv (`_argv_shown`, `in_text`): a secret
+    flag's value is the next item of the list, at the same indentation, plain, quoted, or on
+    the lines below it (`- |`, read whole). Each line is read once: a list closes at a line
+    not deeper than its items (unless another item of it); a blank line or a comment
+    passes; a list opening deeper is one within an item."""
+    # the open lists, each deeper than the last: its indentation, where each item's value
+    # opens, and the last line below each item (-1: none, its value is on its line)
+    lists: list[tuple[int, list[int], list[int]]] = []
+    hidden: list[tuple[int, int, str]] = []
+    last_line = -1  # where the last line with content starts
+    for line in _YAML_LINE.finditer(text):
+        indent = line.end(1) - line.start()
+        item = line.start(2) >= 0
+        while lists and (lists[-1][0] > indent or (lists[-1][0] == indent and not item)):
+            _close_yaml_list(text, lists.pop(), last_line, hidden)
+        if item:
+            if lists and lists[-1][0] == indent:
+                starts, below = lists[-1][1], lists[-1][2]
+                if last_line > starts[-1]:
+                    below[-1] = last_line
+                starts.append(line.end())
+                below.append(-1)
+            else:
+                lists.append((indent, [line.end()], [-1]))
+        last_line = line.start()
+    while lists:
+        _close_yaml_list(text, lists.pop(), last_line, hidden)
+    if not hidden:
+        return text
+    parts: list[str] = []
+    done = 0
+    for start, end, shown in sorted(hidden):
+        if start >= done:  # (not within an item hidden whole already)
+            parts += (text[done:start], shown)
+            done = end
+    return "".join(parts) + text[done:]
+
+
+def _close_yaml_list(
+    text: str,
+    closed: tuple[int, list[int], list[int]],
+    last_line: int,
+    hidden: list[tuple[int, int, str]],
+) -> None:
+    """The items of a list closed after the line starting at `last_line` that its argv
+    policy hides, where each is written and as it is then written."""
+    _, starts, below = closed
+    if last_line > starts[-1]:
+        below[-1] = last_line
+    if len(starts) < 2:
+        return
+    items = [
+        _yaml_item(text, start) if under < 0 else None
+        for start, under in zip(starts, below, strict=True)
+    ]
+    argv: list[object] = [{} if item is None else item[0] for item in items]
+    for at, shown in _argv_shown(argv, in_text=True).items():
+        start, item = starts[at], items[at]
+        if item is None:  # on the lines below: to the end of the last one, read whole
+            newline = text.find("\n", below[at])
+            end = len(text) if newline < 0 else newline
+            end -= text[end - 1] == "\r"
+            quote, closing = "", ""
+        else:
+            _, end, quote, closing = item
+            if end == start:
+                continue  # an empty item: nothing to hide
+        if quote == '"':
+            shown = json.dumps(shown, ensure_ascii=text[start:end].isascii())[:-1] + closing
+        elif quote == "'":
+            shown = "'" + shown.replace("'", "''") + closing
+        elif text[start - 1] == "-":  # `-` alone on its line, the value below it
+            shown = " " + shown
+        hidden.append((start, end, shown))
+
+
+def _yaml_item(text: str, start: int) -> tuple[str, int, str, str]:
+    """An item's value opening at `start` and read on its line: what it holds, where it
+    ends, its quote and its closing quote (none if cut off)."""
+    quote = text[start : start + 1]
+    if quote in _YAML_QUOTED:
+        found = _YAML_QUOTED[quote].match(text, start)
+        assert found is not None  # (matches its opening quote at least)
+        closing = found.group(1) or ""
+        literal = found.group()
+        inner = literal[1 : len(literal) - len(closing)]
+        if quote == "'":
+            return inner.replace("''", "'"), found.end(), quote, closing
+        # JSON's escapes, as YAML's are; as written if it has others
+        value = _content(literal, bool(closing))
+        return (inner if value is None else value), found.end(), quote, closing
+    plain = _YAML_PLAIN.match(text, start)
+    end = start if plain is None else plain.end()
+    return text[start:end], end, "", ""
+
+
 def _indent_end(text: str, at: int) -> int:
     found = _INDENT.match(text, at)
     return found.end() if found is not None else at
@@ -1288,7 +1406,25 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
     pair `["Authorization", "..."]` hides its second, and `curl -u user:pw` its password."""
     if _secret_pair(items):  # the name is text still (`["export --password X", "..."]`)
         return [redact(items[0], depth=depth + 1), REDACTED]
-    result: list[object] = []
+    shown = _argv_shown(items)
+    return [
+        shown[at] if at in shown else redact(item, depth=depth + 1) for at, item in enumerate(items)
+    ]
+
+
+def _argv_shown(
+    items: list[object] | tuple[object, ...], *, in_text: bool = False
+) -> dict[int, str]:
+    """The items of an argv its policy shows other than as `redact` shows each alone, by
+    their place, and what it shows instead: the value after a secret-named flag, curl's
+    `user:password` as `user:[REDACTED]`, `mysql -p[REDACTED]`.
+
+    `in_text`: an argv written in text as a list of lines (`_yaml_argv`), which may be a
+    list in prose too: a flag hides its value only if it is one word (`- --password: the
+    one to use` says what a flag does) and, but for `mysql` and `sshpass`, not `-p` (a
+    port more often), and an item that is a flag is never a value (a list of flags), as
+    in a flow list (`_flow_item`)."""
+    shown: dict[int, str] = {}
     hide_next = False
     # the program, named by `str(argv[0])`; never a container's text, which can nest past
     # the recursion limit
@@ -1299,32 +1435,37 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
     user_next = False  # curl's user flag came last: its value is `user:password`
     for at, item in enumerate(items):
         if glued_p and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
-            result.append(f"-p{REDACTED}")  # `mysql -phunter22`
+            shown[at] = f"-p{REDACTED}"  # `mysql -phunter22`
             continue
         if user_next and isinstance(item, str) and ":" not in item and not _hiding_flag(item):
-            result.append(redact_text(item))  # `-u me`: the user alone
-            hide_next = user_next = False
+            hide_next = user_next = False  # `-u me`: the user alone, shown as text
             continue
         glued = _curl_user_flag(item) if curl and isinstance(item, str) else None
         if glued and isinstance(item, str) and ":" in glued:  # `-uuser:pw`, `-u me:p w`
-            result.append(item[: len(item) - len(glued)] + _user_kept(glued))
+            shown[at] = item[: len(item) - len(glued)] + _user_kept(glued)
             hide_next = user_next = False
             continue
         hiding = _hiding_flag(item)
         flag = hiding and _one_word(item)  # `-x: y` is a value
+        if in_text:
+            hiding = flag and (glued_p or str(item).lstrip(_DASHES) != "p")
         # after a hiding flag its value, unless this is a flag of its own with a value of
         # its own (`--no-auth-warning --pass x`; `_OWN_VALUE`: an item after it, not a flag)
-        if hide_next and not (flag and _valued(items, at)):
+        if hide_next and not (flag and _valued(items, at)) and not (in_text and _flag_like(item)):
             # `-u user:pw`: the user stays
-            result.append(_user_kept(item) if curl and isinstance(item, str) else REDACTED)
+            shown[at] = _user_kept(item) if curl and isinstance(item, str) else REDACTED
             hide_next = flag  # the value, or a flag whose value starts with a dash: both go
             user_next = False
             continue
-        result.append(redact(item, depth=depth + 1))
         user_next = glued == ""
         hide_next = hiding or user_next
         curl = curl or _is_curl(item)
-    return result
+    return shown
+
+
+def _flag_like(item: object) -> bool:
+    """Whether an argv item is a flag, one word after its dashes (`--verbose`, `-v`)."""
+    return isinstance(item, str) and item.startswith(_FLAG_OPENINGS) and _one_word(item)
 
 
 def _user_kept(value: str) -> str:
