@@ -167,6 +167,12 @@ def is_secret_key(key: str) -> bool:
 _RUN = re.compile(r"[A-Za-z0-9_.-]{8,}")
 # space within a line, in any script's spelling (a non-breaking space, an ideographic one)
 _SP = r"[^\S\r\n]"
+# a terminal's escape code (a CSI sequence: a colour, `\x1b[0m`, an erased line, `\x1b[K`),
+# which shows nothing: between a name or a flag and its value it sets apart nothing the
+# value is read without, and those ending a value are no part of it (the colour is reset)
+_TERMINAL_CODE = r"\x1b\[[0-?]{0,64}+[ -/]{0,4}+[@-~]"
+_CODES = "(?:" + _TERMINAL_CODE + "){0,16}+"
+_SP_OR_CODE = "(?:" + _SP + "|" + _TERMINAL_CODE + ")"  # (no code opens with a space)
 _PREFIXED = (
     r"[srp]k-[A-Za-z0-9_-]{16,}"  # OpenAI / Anthropic keys (sk-..., sk-ant-..., sk-proj-...)
     r"|gh[pousr]_[A-Za-z0-9]{20,}"  # GitHub tokens
@@ -283,9 +289,9 @@ _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening 
 # consumed when it is replaced (`url=https://x?token=...` still finds `token=`).
 # The separator is `=`, `:`, `:=`, Ruby's `=>`, an arrow (`->`, `→`), or a full-width `：`
 # or `＝`, with any spaces around it (columns aligned far apart too).
-_NAME_ASSIGNED = re.compile(
-    r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})"
-    r"(\\?[\"']?" + _SP + r"{0,32}+(?:[=-]>|→|[:=：＝]=?)" + _SP + r"{0,32}+)"
+_NAME_ASSIGNED = re.compile(  # (after a colour, `\x1b[1mpin:`, the name is the code's rest)
+    r"(?<![A-Za-z0-9_.-])(?:(?<=\x1b\[)[0-?]{0,64}+[ -/]{0,4}+[@-~])?([A-Za-z0-9_.-]{1,128})"
+    r"(\\?[\"']?" + _SP_OR_CODE + r"{0,32}+(?:[=-]>|→|[:=：＝]=?)" + _SP_OR_CODE + r"{0,32}+)"
 )
 # The value after a secret name. A string is read with its escapes, so an escaped quote
 # does not end it: `"..."`, `'...'`, and `\"...\"` inside JSON text held in a JSON string
@@ -298,7 +304,8 @@ _STRING_VALUE = re.compile(
     r"|'(?:[^'\\\n]++|\\[^\n])*+(')?"
 )
 _BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see `_VALUE_WORD`)
-    r"(?:[^\s\"'&,;}\[\]\\]|" + _ESCAPES_NO_QUOTE + "){1,65536}"
+    # (a terminal code whole: `x\x1b[0m`, its `[` no bracket; `_codes_start` gives it back)
+    r"(?:[^\s\"'&,;}\[\]\\\x1b]|" + _TERMINAL_CODE + r"|\x1b|" + _ESCAPES_NO_QUOTE + "){1,65536}"
 )
 # inside a list or an object: its strings (read as strings, so a bracket in one is not
 # one), and its brackets; in JSON text, or in JSON text held in a JSON string (`\"`)
@@ -373,11 +380,22 @@ _FLAG_OPENING = "(?:--?|" + _NOT_GLUED + _UNICODE_DASH + ")" + _ANY_DASH + "{0,2
 # a space, raw or escaped in JSON text (a tab, a no-break space, ...), once or twice over
 _SPACE = r"(?:" + _SP + r"|\\{1,2}t|\\u(?:00[aA]0|200[0-9aA]|202[fF]|205[fF]|3000))"
 _FLAG_WORD = re.compile(
-    r"(?P<flag>" + _FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}+)"
-    r"(?:=|" + _SP + r"{0,8}(?P<comma>,)" + _SP + r"{0,8}|" + _SP + r"{0,8}"
+    r"(?P<flag>"
+    + _FLAG_OPENING
+    + r"[A-Za-z][\w.-]{0,63}+)"
+    + "(?P<codes>"
+    + _CODES
+    + r")(?:=|"
+    + _SP
+    + r"{0,8}(?P<comma>,)"
+    + _SP
+    + r"{0,8}|"
+    + _SP
+    + r"{0,8}"
     r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
     r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
     r"|" + _SPACE + "{1,8})"
+    r"(?:" + _TERMINAL_CODE + _SP + r"{0,8}+){0,16}+"
     r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?![\"\r\n])))"
 )
 # a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
@@ -878,7 +896,7 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
                 value = (  # not quoted: to `,` `]` `}`, none if one comes first
                     _ITEM_VALUE[opening] if opening else _FLOW_VALUE
                 ).match(text, start)
-            elif flag.start("comma") > flag.end("flag"):  # `--password ,x`: the comma
+            elif flag.start("comma") > flag.end("codes"):  # `--password ,x`: the comma
                 value = _ITEM_VALUE[opening].match(text, start)  # begins the value
                 start = flag.start("comma")
             else:
@@ -888,10 +906,26 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         if value is not None:
             parts += [text[done:start], REDACTED]
             done = value.end()
+            if not opening and "\x1b" in value.group():  # `x\x1b[0m`: the colour is reset
+                done = _codes_start(text, start, done)
     if not parts:
         return text
     parts.append(text[done:])
     return "".join(parts)
+
+
+_TERMINAL_CODE_WHOLE = re.compile(_TERMINAL_CODE)
+
+
+def _codes_start(text: str, start: int, end: int) -> int:
+    """Where the terminal codes that end the word `text[start:end]` start (`end` if none
+    do), read from its end, each code once; the word is never left empty."""
+    while end > start and "@" <= text[end - 1] <= "~":
+        opening = text.rfind("\x1b[", max(start + 1, end - 72), end)
+        if opening < 0 or _TERMINAL_CODE_WHOLE.fullmatch(text, opening, end) is None:
+            break
+        end = opening
+    return end
 
 
 def _hides_value(flag: str, word: bool) -> bool:
@@ -1055,6 +1089,8 @@ def _redact_assignments(text: str) -> str:
                 continue
             quote = named
             end, closed = value.end(), quote
+            if "\x1b" in value.group():  # `x\x1b[0m`: the colour is reset
+                end = _codes_start(text, start, end)
         else:
             continue
         parts += (text[done:start], quote, REDACTED, closed)
