@@ -394,6 +394,7 @@ _FLAG_WORD = re.compile(
     + r"{0,8}"
     r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
     r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
+    r"|" + _SP + r"{0,8}+(?P<cell>\|)" + _SP + r"{0,8}+"  # a table's cell: see `_TABLE_VALUE`
     r"|" + _SPACE + "{1,8})"
     r"(?:" + _TERMINAL_CODE + _SP + r"{0,8}+){0,16}+"
     r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?![\"\r\n])))"
@@ -871,6 +872,13 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         word = flags is _FLAG_WORD
         if (flag.start() < done and flag.start("flag") != either) or not _hides_value(name, word):
             continue
+        if word and flag.group("cell"):  # `| --password | X |`: the next cell, one word
+            before = text[max(0, flag.start() - 9) : flag.start()].rstrip(" \t")
+            value = _TABLE_VALUE.match(text, flag.end()) if before.endswith("|") else None
+            if value is not None:
+                parts += [text[done : flag.end()], REDACTED]
+                done = _codes_start(text, flag.end(), value.end())
+            continue  # (a cell of words says what the flag does; a shell's `|` is no value)
         if flag.groupdict().get("bare"):
             quote = flag.group("q")  # the value made a string, quoted as the flag is
             end = _bare_end(structures[quote == '\\"'], flag.end())
@@ -879,6 +887,8 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
                 done = end
             continue
         start = flag.end() + len(opening)
+        if word and text[start : start + 2].strip(" \t\r\n") == "|":
+            continue  # a cell's bar at the end of its row, or a shell's `|`: no value
         after = _FLAG_AHEAD.match(text, start)
         if (
             after
@@ -914,6 +924,9 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
     return "".join(parts)
 
 
+# the value in the cell after a flag's own (`| --password | X |`): one word, to the cell's
+# end; a cell of words is what the flag does, in a documentation table
+_TABLE_VALUE = re.compile(r"(?:[^|\s\\]|\\[^\r\n])++(?=" + _SP + r"*+(?:\||\r?\n|\Z))")
 _TERMINAL_CODE_WHOLE = re.compile(_TERMINAL_CODE)
 
 
