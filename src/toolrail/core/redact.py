@@ -16,7 +16,9 @@ and every `ArgumentIssue` redact their text when they are made):
   redacted as text (`redact_name`; its entry stays, under a name of its own), argv flags
   like `--password X` / `--token=X` lose their values (`mysql -pX`, `sshpass -pX`, and
   curl's `-u user:pw` its password), a pair `["Authorization", "..."]` loses its second
-  item, and every string goes through `redact_text`;
+  item, a name/value entry (`{"name": "DB_PASSWORD", "value": "..."}`, `{"Key": "password",
+  "Value": ...}`, `ParameterKey`/`ParameterValue`) its value, as `{name: value}` would, and
+  every string goes through `redact_text`;
 - `redact_text(text)`: token-like substrings replaced — provider keys (`sk-...`,
   `sk-ant-...`), GitHub (`ghp_`, `gho_`, `github_pat_`), GitLab, Slack, AWS (`AKIA...`),
   Google (`AIza...`), Stripe, Hugging Face, npm, PyPI, JWTs — at the start of a run of
@@ -57,6 +59,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import itertools
 import json
 import os
 import re
@@ -1392,10 +1395,11 @@ def redact(value: object, *, depth: int = 0) -> object:
         return redact_text(value)
     if isinstance(value, dict):  # JSON data: plain dicts and lists, checked without ABCs
         shown: dict[object, object] = {}
+        entry_values = () if _ENTRY_KEY_SET.isdisjoint(value) else _entry_values(value)
         for key in value:
             item = value[key]
             if isinstance(key, str):
-                hidden = is_secret_key(key) and item not in (None, "")
+                hidden = (is_secret_key(key) or key in entry_values) and item not in (None, "")
                 name = redact_name(key)
                 if name != key:  # a secret written as a key: it goes, the entry stays
                     name = _unused(name, value, shown)
@@ -1408,6 +1412,58 @@ def redact(value: object, *, depth: int = 0) -> object:
     if isinstance(value, Mapping):
         return redact(dict(value), depth=depth)
     return value
+
+
+# A name/value entry: a mapping holding one setting, its name under one of these keys and its
+# value under one of these (Kubernetes' and ECS's `env` and Azure's app settings:
+# `name`/`value`; HAR's and HTTP header lists: `name`/`value`; Postman's and AWS tags:
+# `key`/`value`, `Key`/`Value`; CloudFormation: `ParameterKey`/`ParameterValue`; SSM and
+# RDS parameters: `Name`/`Value`, `ParameterName`/`ParameterValue`). Each is known in every
+# case (`NAME`, `nAmE`), the longer ones as a format may write them (`parameterKey`,
+# `PARAMETER_KEY`): each key of a mapping is looked up once, as it is.
+_ENTRY_NAMES = ("name", "key")
+_ENTRY_VALUES = ("value",)
+_ENTRY_PARAMETERS = {"key": True, "name": True, "value": False}
+
+
+def _entry_keys() -> dict[str, bool]:
+    keys: dict[str, bool] = {}
+    for words, names in ((_ENTRY_NAMES, True), (_ENTRY_VALUES, False)):
+        for word in words:
+            for case in itertools.product(*({c.lower(), c.upper()} for c in word)):
+                keys["".join(case)] = names
+    for word, names in _ENTRY_PARAMETERS.items():
+        for spelt in (
+            "parameter" + word,
+            "parameter" + word.title(),
+            "Parameter" + word.title(),
+            "PARAMETER" + word.upper(),
+            "parameter_" + word,
+            "PARAMETER_" + word.upper(),
+        ):
+            keys[spelt] = names
+    return keys
+
+
+_ENTRY_KEYS = _entry_keys()
+_ENTRY_KEY_SET = frozenset(_ENTRY_KEYS)  # (a mapping holding none is looked at in C)
+
+
+def _entry_values(mapping: dict[object, object]) -> tuple[object, ...]:
+    """The keys of a name/value entry's value when its name names a secret: the entry is
+    read as `{name: value}` would be, so its value is hidden whatever it is (the name, no
+    secret, stays). A name is a setting's name: one longer than a key remembered is none."""
+    named = False
+    values: tuple[object, ...] = ()
+    for key, item in mapping.items():
+        names = _ENTRY_KEYS.get(key) if isinstance(key, str) else None
+        if names is None:
+            continue
+        if not names:
+            values += (key,)
+        elif not named and isinstance(item, str) and len(item) <= _REMEMBERED_NAME:
+            named = is_secret_key(item)
+    return values if named else ()
 
 
 def redact_name(name: str) -> str:
@@ -1606,6 +1662,10 @@ def redacts_nothing(value: object, depth: int = 0) -> bool:
                 (is_secret_key(key) and item not in (None, "")) or redact_name(key) != key
             ):
                 return False
+        if not _ENTRY_KEY_SET.isdisjoint(value):  # type: ignore[arg-type]
+            for key in _entry_values(value):  # type: ignore[arg-type]
+                if value[key] not in (None, ""):  # type: ignore[index]
+                    return False
         return _items_redact_nothing(value.values(), depth)  # type: ignore[attr-defined]
     if kind is list:
         items: list[object] = value  # type: ignore[assignment]
