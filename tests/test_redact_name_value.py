@@ -189,3 +189,228 @@ def test_words_about_a_call_keep_out_an_entrys_hidden_value() -> None:
     assert hidden.without("login failed with hunter2secret, pin 48151623") == (
         f"login failed with {REDACTED}, pin {REDACTED}"
     )
+
+
+# --- written as YAML: a manifest, `kubectl get -o yaml`, a CloudFormation template ----------
+
+ZQ = st.text(alphabet="abcdefghijkmnopqrstuvwxyz0123456789", min_size=4, max_size=16).map(
+    "Zq".__add__
+)
+
+
+def _yaml_scalar(value: str, quote: str) -> str:
+    if quote == '"':
+        return json.dumps(value)
+    if quote == "'":
+        return "'" + value.replace("'", "''") + "'"
+    return value
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("env:\n  - name: DB_PASSWORD\n    value: hunter2secret\n", "hunter2secret"),
+        ('- name: API_TOKEN\n  value: "hunter2secret"', "hunter2secret"),
+        ("- name: API_TOKEN\n  value: 'hunter2secret'\n", "hunter2secret"),
+        ("- value: hunter2secret\n  name: API_TOKEN\n", "hunter2secret"),
+        (
+            "env:\n- name: DB_PASSWORD\n  value: hunter2secret\n- name: HOST\n  value: db\n",
+            "hunter2",
+        ),
+        ("Tags:\n  - Key: password\n    Value: hunter2secret\n", "hunter2secret"),
+        ("Parameters:\n  - ParameterKey: DbPassword\n    ParameterValue: x1y2z3w4\n", "x1y2z3w4"),
+        (
+            "Parameter:\n  Name: /prod/db/password\n  Type: SecureString\n  Value: p4ssw0rdZ\n",
+            "p4ss",
+        ),
+        ("- name: DB_PASSWORD  # rotated\n  value: hunter2secret  # monthly\n", "hunter2secret"),
+        ("- name: DB_PASSWORD\n  description: the db's\n  value: hunter2secret\n", "hunter2"),
+        ("- name: PIN\n  value: 48151623\n", "48151623"),
+        ('- "name": "DB_PASSWORD"\n  "value": "hunter2secret"\n', "hunter2secret"),
+        ("env:\r\n  - name: DB_PASSWORD\r\n    value: hunter2secret\r\n", "hunter2secret"),
+        ("- name: TLS_PASSPHRASE\n  value: |\n    hunter2secret\n    more\n- name: X\n", "hunter2"),
+        (
+            "- name: TLS_PASSPHRASE\n  value: >-\n    hunter2secret\n    # not a comment\n",
+            "comment",
+        ),
+        ("- name: DB_PASSWORD\n  value:\n    hunter2secret\n", "hunter2secret"),
+        ("- name: DB_PASSWORD\r\n  value: |\r\n    hunter2secret\r\n", "hunter2secret"),
+        ("- name: DB_PASSWORD\n  value: &pw\n    hunter2secret\n", "hunter2secret"),
+        ("- name: API_TOKEN\n  value:\n    - tok-one\n    - tok-two\n", "tok-"),
+        ("- name: API_TOKEN\n  value:\n  - tok-one\n  - tok-two\nnext: 1\n", "tok-"),
+        ("- name: API_TOKEN\n  value: [tok-one, tok-two]\n", "tok-"),
+        ("- name: API_TOKEN\n  value: {primary: tok-one,\n    second: tok-two}\n", "tok-"),
+        ("- name: DB_PASSWORD\n  value: hunt", "hunt"),  # cut off
+        ('- name: DB_PASSWORD\n  value: "hunter2 se', "hunter2"),
+        ("-\n  name: DB_PASSWORD\n  value: hunter2secret\n", "hunter2secret"),
+        (
+            "spec:\n  containers:\n    - name: app\n      image: nginx\n      env:\n"
+            "        - name: HOST\n          value: db\n"
+            "        - name: DB_PASSWORD\n          value: hunter2secret\n"
+            "      ports:\n        - containerPort: 80\n",
+            "hunter2secret",
+        ),
+    ],
+)
+def test_a_secret_named_entrys_value_is_hidden_in_yaml(text: str, secret: str) -> None:
+    shown = redact_text(text)
+    assert secret not in shown, text
+    assert "name: " in shown.lower() or "key: " in shown.lower() or '"name": ' in shown
+
+
+def test_what_shows_of_a_hidden_yaml_entry() -> None:
+    text = (
+        "env:\n  - name: DB_HOST\n    value: db\n  - name: DB_PASSWORD\n    value: hunter2secret\n"
+        "  - name: LOG_LEVEL\n    value: info\n"
+    )
+    assert redact_text(text) == text.replace("hunter2secret", REDACTED)
+    text = '- name: API_TOKEN  # the CI\'s\n  value: "hunter2secret"  # rotated\n- name: X\n'
+    assert redact_text(text) == text.replace("hunter2secret", REDACTED)
+    text = "- value: 'hunter2secret'\n  name: API_TOKEN\n"
+    assert redact_text(text) == text.replace("hunter2secret", REDACTED)
+    text = "- name: TLS_PASSPHRASE\n  value: |\n    hunter2secret\n    more\n\n- name: HOST\n"
+    assert redact_text(text) == f"- name: TLS_PASSPHRASE\n  value: {REDACTED}\n\n- name: HOST\n"
+    text = "- name: DB_PASSWORD\n  value:\n    hunter2secret\n  type: plain\n"
+    assert redact_text(text) == f"- name: DB_PASSWORD\n  value: {REDACTED}\n  type: plain\n"
+    text = '- name: DB_PASSWORD\n  value: "hunter2'
+    assert redact_text(text) == f'- name: DB_PASSWORD\n  value: "{REDACTED}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "env:\n  - name: DB_HOST\n    value: db.internal\n  - name: LOG_LEVEL\n    value: info\n",
+        '- name: port\n  value: "8080"\n',
+        "- name: max_tokens\n  value: 4096\n",
+        # a reference to where the value is kept, not the value
+        "- name: API_TOKEN\n  valueFrom:\n    configMapKeyRef:\n      name: ci\n      key: tok\n",
+        "- name: DB_PASSWORD\n  valueFrom: x\n- name: HOST\n  value: db\n",  # another entry's
+        "name: DB_PASSWORD\nspec:\n  value: 42\n",  # another mapping's
+        '- name: DB_PASSWORD\n  value: ""\n',
+        "- name: DB_PASSWORD\n  value: ''\n",
+        "- name: DB_PASSWORD\n  value:\n- name: HOST\n  value: db\n",
+        "- name: DB_PASSWORD\n  value: null\n",
+        "- name: DB_PASSWORD\n  value: ~\n",
+        "- name: the password\n- value: 12\n",  # a list's items, not one entry's
+        "name: password reset\nThe value: 30 minutes\n",
+        "- name: DB_PASSWORD\n  # value: 42\n",
+    ],
+)
+def test_a_yaml_entry_naming_no_secret_or_no_value_stays(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_a_secret_reference_is_no_entry_s_value() -> None:
+    """`valueFrom:` is no value key: what it holds is read as any mapping is."""
+    text = "- name: API_TOKEN\n  valueFrom:\n    configMapKeyRef:\n      name: ci\n      key: tok\n"
+    assert redact_text(text) == text
+    shown = redact_text(
+        "- name: API_TOKEN\n  valueFrom:\n    secretKeyRef:\n      name: ci\n      key: tok\n"
+    )
+    assert shown.startswith("- name: API_TOKEN\n  valueFrom:\n")
+
+
+@settings(max_examples=150)
+@given(
+    st.sampled_from(SECRET_NAMES),
+    st.sampled_from(NAME_KEYS),
+    st.sampled_from(VALUE_KEYS),
+    ZQ,
+    st.sampled_from(["", '"', "'"]),
+    st.sampled_from(["", '"', "'"]),
+    st.sampled_from(["", "  ", "    ", "\t"]),
+    st.booleans(),
+    st.sampled_from(["\n", "\r\n"]),
+    st.sampled_from(["", "  # a comment"]),
+)
+def test_any_yaml_spelling_of_a_secret_entry_hides_its_value(
+    name: str,
+    name_key: str,
+    value_key: str,
+    value: str,
+    name_quote: str,
+    value_quote: str,
+    indent: str,
+    value_first: bool,
+    newline: str,
+    comment: str,
+) -> None:
+    """In a block list of entries, between others: the value goes, cut off anywhere too,
+    and every other line stays."""
+    if indent == "\t":
+        indent = ""  # (YAML indents with spaces only)
+    lines = [
+        f"{name_key}: {_yaml_scalar(name, name_quote)}{comment}",
+        f"{value_key}: {_yaml_scalar(value, value_quote)}{comment}",
+    ]
+    if value_first:
+        lines.reverse()
+    entry = f"{indent}- {lines[0]}{newline}{indent}  {lines[1]}{newline}"
+    other = f"{indent}- name: HOST{newline}{indent}  value: db.internal{newline}"
+    text = f"env:{newline}{other}{entry}{other}"
+    shown = redact_text(text)
+    assert "Zq" not in shown
+    # (a comment after `X-Api-Key` is read as a flag's value by another pass: not checked)
+    for got, want in zip(shown.split("\n"), text.replace(value, REDACTED).split("\n"), strict=True):
+        assert got == want or _yaml_scalar(name, name_quote) in want
+    # (the value first: a cut before its name is whole shows no secret's name)
+    named = text.index(_yaml_scalar(name, name_quote), len(f"env:{newline}{other}"))
+    for length in range(
+        named + len(_yaml_scalar(name, name_quote)) if value_first else 0, len(text) + 1
+    ):
+        assert "Zq" not in redact_text(text[:length]), text[:length]
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(SECRET_NAMES), SECRET_VALUES)
+def test_pretty_json_text_cut_off_keeps_no_piece_of_an_entrys_value(
+    name: str, value: object
+) -> None:
+    """A preview or partial arguments of an indented JSON document: the value is hidden as
+    far as the text goes."""
+    data = {"env": [{"name": "HOST", "value": "db"}, {"name": name, "value": value}], "n": 2}
+    text = json.dumps(data, indent=2)
+    for length in range(len(text) + 1):
+        assert "zz" not in redact_text(text[:length]), text[:length]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: "env:\n" + "  - name: DB_PASSWORD\n    value: hunter2secret\n" * (n // 40),
+        lambda n: "- value: x\n  name: DB_PASSWORD\n" * (n // 32),
+        lambda n: "- name: DB_PASSWORD\n  value: |\n" + "    hunter2secret\n" * (n // 18),
+        lambda n: "- name: DB_PASSWORD\n  value: " + "a " * (n // 2),
+        lambda n: "- name: DB_PASSWORD\n  value: " + " " * n + "x",
+        lambda n: "- name: DB_PASSWORD\n  value: [" + "[" * n,
+        lambda n: (
+            "- name: DB_PASSWORD\n  value:\n"
+            + "".join(" " * k + "value:\n" for k in range(1, 1400))
+        ),
+        lambda n: "".join(" " * k + "- value:\n" for k in range(1, 1400)) + "name: password\n",
+        lambda n: "- name: password\n" + "".join(" " * k + "- value: x\n" for k in range(1, 1400)),
+        lambda n: "- name: DB_PASSWORD\n  value: |\n" + "  # c\n" * (n // 6),
+        lambda n: "name: password\n" + "-\n" * (n // 2),
+        lambda n: "name: password\nvalue:" + " \n" * (n // 2),
+        lambda n: "name: password\n" + "value: x\n" * (n // 9),
+        lambda n: "name: password\nvalue: " + "a:" * (n // 2),
+        lambda n: "- name: HOST\n  value: db\n" * (n // 24) + "password: x\n",
+        lambda n: (
+            "name: password\n" + "".join(" " * (k % 2000) + "value: x\n" for k in range(1000))
+        ),
+    ],
+)
+def test_hostile_yaml_entries_take_linear_time(make: Any) -> None:
+    text = make(1_000_000)
+    assert finished(lambda: redact_text(text))
+
+
+def test_indented_json_in_a_log_line_hides_an_entrys_value_as_a_string() -> None:
+    """Not a document whole (a log's prefix before it): read line by line, the value is
+    hidden as JSON text hides a string, so what follows it stays JSON."""
+    data = {"env": [{"name": "PIN", "value": 4815}, {"name": "API_TOKEN", "value": {"a": [1]}}]}
+    shown = redact_text("response:\n" + json.dumps(data, indent=2))
+    assert shown.startswith("response:\n")
+    assert json.loads(shown.removeprefix("response:\n")) == {
+        "env": [{"name": "PIN", "value": REDACTED}, {"name": "API_TOKEN", "value": REDACTED}]
+    }
