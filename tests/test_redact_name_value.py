@@ -394,6 +394,9 @@ def test_pretty_json_text_cut_off_keeps_no_piece_of_an_entrys_value(
         lambda n: "name: password\nvalue:" + " \n" * (n // 2),
         lambda n: "name: password\n" + "value: x\n" * (n // 9),
         lambda n: "name: password\nvalue: " + "a:" * (n // 2),
+        lambda n: "- name: DB_PASSWORD\n" + "  value: [\n" * (n // 16) + "  ]\n" * (n // 16),
+        lambda n: "- name: DB_PASSWORD\n" + "  value: {a: 1,\n" * (n // 20) + "  }\n" * (n // 20),
+        lambda n: '{\n "name": "DB_PASSWORD",\n' + ' "value": [\n' * (n // 16) + " ]\n" * (n // 16),
         lambda n: "- name: HOST\n  value: db\n" * (n // 24) + "password: x\n",
         lambda n: (
             "name: password\n" + "".join(" " * (k % 2000) + "value: x\n" for k in range(1000))

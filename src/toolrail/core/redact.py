@@ -1320,6 +1320,7 @@ def _yaml_entries(text: str) -> str:
     hidden: list[tuple[int, int, str]] = []
     structures: _StructuresOf | None = None
     last_end = 0  # where the last line with content ends (before its `\r`)
+    read_to = -1  # where a flow list or mapping a line opened ends: its lines are read
     for line in _ENTRY_LINE.finditer(text):
         at = line.end()
         newline = text.find("\n", at)
@@ -1328,6 +1329,9 @@ def _yaml_entries(text: str) -> str:
         items = line.start(2) < at
         if at == line_end and not items:
             continue  # a blank line
+        if line.start() < read_to:
+            last_end = line_end
+            continue
         column = at - line.start()
         if text.startswith("#", at) and not items:  # a comment: within a value below a key
             if open_ and open_[-1].below is not None and column > open_[-1].column:
@@ -1354,7 +1358,7 @@ def _yaml_entries(text: str) -> str:
                 assert found is not None
                 if structures is None and text.startswith(("[", "{"), found.end()):
                     structures = _StructuresOf(text)
-                _read_entry_key(text, found, line_end, names, entry, hidden, structures)
+                read_to = _read_entry_key(text, found, line_end, names, entry, hidden, structures)
         last_end = line_end
     while open_:
         _end_below(open_.pop(), last_end, hidden)
@@ -1400,8 +1404,9 @@ def _read_entry_key(
     entry: _Entry,
     hidden: list[tuple[int, int, str]],
     structures: _StructuresOf | None,
-) -> None:
-    """An entry's name or value key found on its line: what it tells of the entry."""
+) -> int:
+    """An entry's name or value key found on its line: what it tells of the entry; where
+    its value ends if a flow list or mapping (its lines are its value's), else -1."""
     start = found.end()
     json_text = found.group("quote") == '"'  # indented JSON text: a value is hidden as a string
     if names:
@@ -1409,27 +1414,30 @@ def _read_entry_key(
             entry.named = True
             hidden += entry.values
             entry.values.clear()
-        return
+        return -1
     if _BLOCK_OPENER.match(text, start) is not None:  # on the lines below
         spaced = "" if text[start - 1] in " \t" else " "
         entry.below = (start, spaced + REDACTED, line_end)
-        return
+        return -1
     opening = text[start : start + 1]
+    read_to = -1
     if opening == "[" or opening == "{":
         assert structures is not None
         end, _ = structures[False].end(start)
         shown = '"' + REDACTED + '"' if json_text else REDACTED
+        read_to = end
     else:
         value, end, quote, closing = _yaml_item(text, start)
         if not quote and json_text and value.endswith(","):
             value, end = value[:-1], end - 1
         if not value or (not quote and value in _YAML_NULL):
-            return  # no value, or an empty one (as `redact` keeps "" and None)
+            return -1  # no value, or an empty one (as `redact` keeps "" and None)
         if quote:
             shown = quote + REDACTED + closing
         else:
             shown = '"' + REDACTED + '"' if json_text else REDACTED
     (hidden if entry.named else entry.values).append((start, end, shown))
+    return read_to
 
 
 def _end_below(entry: _Entry, last_end: int, hidden: list[tuple[int, int, str]]) -> None:
