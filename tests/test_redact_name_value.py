@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -417,3 +418,91 @@ def test_indented_json_in_a_log_line_hides_an_entrys_value_as_a_string() -> None
     assert json.loads(shown.removeprefix("response:\n")) == {
         "env": [{"name": "PIN", "value": REDACTED}, {"name": "API_TOKEN", "value": REDACTED}]
     }
+
+
+# --- on one line: JSON text cut off or after a prefix, a Python repr, a YAML flow mapping --
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('{"env": [{"name": "DB_PASSWORD", "value": "hunter2secret', "hunter2"),  # cut off
+        ('{"env": [{"name": "DB_PASSWORD", "value": "hunter2secret"}, {"na', "hunter2secret"),
+        ('INFO env={"env": [{"name": "DB_PASSWORD", "value": "hunter2secret"}]}', "hunter2"),
+        ("{'env': [{'name': 'DB_PASSWORD', 'value': 'hunter2secret'}]}", "hunter2secret"),
+        ("- {name: DB_PASSWORD, value: hunter2secret}\n", "hunter2secret"),
+        ('x {"Name": "/prod/db/password", "Type": "SecureString", "Value": "p4ssw0rdZ"}', "p4ss"),
+        ('x [{"value": "hunter2secret", "name": "API_TOKEN"}]', "hunter2secret"),
+        ('x {"name": "PIN", "value": 48151623}', "48151623"),
+        ('x {"name": "API_TOKEN", "value": {"a": ["tok-one", {"b": "tok-two"}]}}', "tok-"),
+        ('x {"name": "API_TOKEN", "value": ["tok-one", "tok-two"', "tok-"),
+        ('x {"Key": "password", "Value": "hunter2secret", "Other": 1}', "hunter2secret"),
+    ],
+)
+def test_a_secret_named_entrys_value_is_hidden_on_one_line(text: str, secret: str) -> None:
+    shown = redact_text(text)
+    assert secret not in shown, text
+    assert "ame" in shown or "Key" in shown  # the name stays
+
+
+def test_what_shows_of_an_entry_hidden_on_one_line() -> None:
+    text = 'INFO env=[{"name": "HOST", "value": "db"}, {"name": "PIN", "value": 4815}] ok'
+    assert redact_text(text) == text.replace("4815", f'"{REDACTED}"')
+    text = "{'name': 'DB_PASSWORD', 'value': 'hunter2secret', 'type': 'x'}"
+    assert redact_text(text) == text.replace("hunter2secret", REDACTED)
+    text = "- {name: DB_PASSWORD, value: hunter2secret}"
+    assert redact_text(text) == text.replace("hunter2secret", REDACTED)
+    text = '{"env": [{"name": "DB_PASSWORD", "value": "hunter2sec'
+    assert redact_text(text) == f'{{"env": [{{"name": "DB_PASSWORD", "value": "{REDACTED}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'INFO env=[{"name": "HOST", "value": "db"}, {"name": "port", "value": 8080}] password',
+        "{'name': 'DB_PASSWORD', 'value': None} and password",
+        '{"name": "DB_PASSWORD", "value": ""} x',
+        '{"name": "DB_PASSWORD", "valueFrom": {"configMapKeyRef": {"name": "x"}}} x',
+        '[{"name": "DB_PASSWORD"}, {"value": "db"}] x',  # two mappings
+        '{"name": "DB_PASSWORD", "spec": {"value": 42}} x',  # another mapping's
+    ],
+)
+def test_an_entry_on_one_line_naming_no_secret_or_no_value_stays(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(SECRET_NAMES), SECRET_VALUES, st.booleans())
+def test_json_text_of_entries_cut_off_anywhere_keeps_no_piece_of_a_value(
+    name: str, value: object, value_first: bool
+) -> None:
+    """Compact, spaced, as a repr: cut at every length from its name on."""
+    entry = {"value": value, "name": name} if value_first else {"name": name, "value": value}
+    data = {"env": [{"name": "HOST", "value": "db"}, entry], "n": 2}
+    for text in (json.dumps(data), orjson.dumps(data).decode(), repr(data)):
+        named = text.index(name) + len(name) + 1 if value_first else 0
+        for length in range(named, len(text) + 1):
+            assert "zz" not in redact_text(text[:length]), text[:length]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: '{"name": "password", "value": ' + "{" * n,
+        lambda n: '{"name": "password", "value": ' + "[" * n,
+        lambda n: '{"name": "password", "value": 1' + ", " * n,
+        lambda n: '{"name": "password", "value": "x"}' * (n // 35),
+        lambda n: '{"name": "password", "value": "x", ' + '"a": ' * (n // 5),
+        lambda n: '{"name": "password", ' + '"value": 1, ' * (n // 12),
+        lambda n: '{"name": "password", "value": ' + ":" * n,
+        lambda n: "{name: password, value: " + "a" * n,
+        lambda n: '{"name": "password", "value": "x"} ' + "{'" * (n // 2),
+        lambda n: '{"name": "password", "value": 1} ' + "{" * (n // 4) + "x" + "}:" * (n // 4),
+        lambda n: '{"name": "password", "value": ' + '{"value": ' * (n // 20) + " " * (n // 2),
+        lambda n: '{"name": "password", "value": ' + '{"value": 1}, ' * (n // 14),
+        lambda n: '{"name": "password", "value": ' + '{"value": ' * (n // 10) + "}" * (n // 10),
+    ],
+)
+def test_hostile_entries_on_one_line_take_linear_time(make: Any) -> None:
+    text = make(1_000_000)
+    assert finished(lambda: redact_text(text))

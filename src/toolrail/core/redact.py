@@ -37,7 +37,8 @@ and every `ArgumentIssue` redact their text when they are made):
   `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text,
   or as an argv's items in a YAML block list (`- --secret` then `- X`), read as `redact`
   reads the list, and a name/value entry written as YAML (`- name: DB_PASSWORD` then
-  `value: X`; indented JSON text too), read as `redact` reads the mapping.
+  `value: X`; indented JSON text too) or as a mapping on one line (JSON text cut off or
+  after a log's prefix, a Python repr, a YAML flow mapping), read as `redact` reads it.
   The value goes whole, whatever it is: a string read with its escapes, a number, a list
   or an object to its matching bracket (JSON text stays JSON: `"passwords": "[REDACTED]"`,
   as `redact` gives for the data), or to the end of text cut off inside it (a preview).
@@ -823,6 +824,8 @@ def _passes(text: str) -> str:
         text = _yaml_argv(text)  # (before JSON strings are held out: it reads them as YAML)
     if "\n" in text and _names_a_secret_entry(text):
         text = _yaml_entries(text)  # (so too)
+    if "{" in text and _names_a_secret_flow_entry(text):
+        text = _flow_entries(text)  # (so too)
     held: list[str] = []
     if '"' in text and "\0" not in text:  # (NUL marks where the strings held out were)
         text, held = _held_strings(text)
@@ -1450,6 +1453,172 @@ def _end_below(entry: _Entry, last_end: int, hidden: list[tuple[int, int, str]])
     entry.below = None
     if last_end > key_line_end:
         (hidden if entry.named else entry.values).append((start, last_end, shown))
+
+
+# JSON-like text on one line (a preview cut off, JSON after a log's prefix, a Python repr, a
+# YAML flow mapping, a JS object): its strings, read whole, their closing quote caught (`'`
+# opens one only after no word's character: `user's` is a word), and what tells its
+# structure
+_FLOW_TOKEN = re.compile(
+    r'"(?:[^"\\\n]++|\\[^\n])*+(")?|(?<!\w)\'(?:[^\'\\\n]++|\\[^\n])*+(\')?|[\[\]{},:]'
+)
+# a mapping's key that may be an entry's (looked up in `_ENTRY_KEYS`), after what opens it
+_FLOW_KEY = re.compile(r"[{,]\s*+(?P<quote>[\"']?+)(?P<key>[A-Za-z_]{3,15}+)(?P=quote)\s*+:")
+# an entry's name: a string, or a word to what ends it (a longer one is no setting's name)
+_FLOW_KEY_AT = re.compile(_FLOW_KEY.pattern[len("[{,]") :] + r"\Z")  # the key to its `:`
+_FLOW_NAME = re.compile(
+    r'\s*+(?:"((?:[^"\\\n]|\\[^\n]){0,257}+)|(?<!\w)\'((?:[^\'\\\n]|\\[^\n]){0,257}+)'
+    r"|([^\s,{}\[\]:\"'][^,{}\[\]\r\n]{0,256}+))"
+)
+_FLOW_NULL = frozenset({"null", "None", "Null", "NULL", "~"})
+
+
+class _FlowMapping:
+    """A mapping open in JSON-like text, as `_flow_entries` reads it: where its key being
+    read starts (-1: none), the role of the key whose value is being read (`_ENTRY_KEYS`),
+    its quote, and where the value starts; whether its name names a secret, and its values
+    found (where each is, as it is shown hidden)."""
+
+    __slots__ = ("key_at", "named", "quote", "role", "value_at", "values")
+
+    def __init__(self) -> None:
+        self.key_at = -1
+        self.role: bool | None = None
+        self.quote = ""
+        self.value_at = -1
+        self.named = False
+        self.values: list[tuple[int, int, str]] = []
+
+
+def _names_a_secret_flow_entry(text: str) -> bool:
+    """Whether the text holds a mapping's key that is an entry's name key whose name (read
+    as `_flow_entries` reads it) names a secret, and one that is an entry's value key."""
+    value = named = False
+    for found in _FLOW_KEY.finditer(text):
+        names = _ENTRY_KEYS.get(found.group("key"))
+        if names is False:
+            value = True
+        elif names and not named:
+            named = _secret_flow_name(text, found.end())
+        if value and named:
+            return True
+    return False
+
+
+def _secret_flow_name(text: str, start: int) -> bool:
+    found = _FLOW_NAME.match(text, start)
+    if found is None:
+        return False
+    name = found.group(found.lastindex or 0).rstrip()
+    return bool(name) and len(name) <= _REMEMBERED_NAME and is_secret_key(name)
+
+
+def _flow_entries(text: str) -> str:
+    """Each name/value entry written as a mapping in JSON-like text (`{"name": "API_TOKEN",
+    "value": "..."}`, `{name: API_TOKEN, value: ...}`, in either order, other keys between)
+    whose name names a secret, its value hidden as `redact` hides it in the data: a string
+    (its quotes kept), or anything else to the `,` or the bracket ending it (a list or a
+    mapping whole, as a string where the key is quoted, so JSON stays JSON), to the end of
+    the text if cut off. Each of its strings and brackets is read once."""
+    # each list open (None), and each mapping: as where its key being read starts (-1:
+    # none) until it has a key of an entry's, then as a `_FlowMapping`
+    opened: list[_FlowMapping | int | None] = []
+    hidden: list[tuple[int, int, str]] = []
+    for token in _FLOW_TOKEN.finditer(text):
+        first = text[token.start()]
+        if first == '"' or first == "'":
+            continue  # part of a key or a value, read whole where it ends
+        if first == "{" or first == "[":
+            opened.append(token.end() if first == "{" else None)
+            continue
+        mapping = opened[-1] if opened else None
+        if mapping is None:
+            if first == "]" and opened:
+                opened.pop()
+            continue
+        if first == ":":
+            key_at = mapping if isinstance(mapping, int) else mapping.key_at
+            if key_at >= 0:
+                opened[-1] = _flow_key(text, mapping, key_at, token, hidden)
+        elif first == "," or first == "}":
+            if isinstance(mapping, _FlowMapping):
+                _end_flow_value(text, mapping, token.start(), hidden)
+                mapping.key_at = token.end()
+            if first == "}":
+                opened.pop()
+            elif isinstance(mapping, int):
+                opened[-1] = token.end()
+    cut = len(text.rstrip())  # (where each value cut off ends, found once)
+    while opened:
+        mapping = opened.pop()
+        if isinstance(mapping, _FlowMapping):
+            _end_flow_value(text, mapping, cut, hidden)
+    if not hidden:
+        return text
+    parts: list[str] = []
+    done = 0
+    for start, end, shown in sorted(hidden):
+        if start >= done:  # (not within a value hidden whole already)
+            parts += (text[done:start], shown)
+            done = end
+    return "".join(parts) + text[done:]
+
+
+def _flow_key(
+    text: str,
+    mapping: _FlowMapping | int,
+    key_at: int,
+    colon: re.Match[str],
+    hidden: list[tuple[int, int, str]],
+) -> _FlowMapping | int:
+    """A mapping's key ends at `colon`: the mapping as it is read on (`_flow_entries`), with
+    the key's role, and for a name key what its name tells."""
+    found = _FLOW_KEY_AT.match(text, key_at, colon.end())  # (not read past a word's length)
+    role = None if found is None else _ENTRY_KEYS.get(found.group("key"))
+    quote = "" if found is None else found.group("quote")
+    if isinstance(mapping, int):
+        if role is None:
+            return -1  # (its value being read)
+        mapping = _FlowMapping()
+    mapping.key_at = -1
+    mapping.role = role
+    mapping.quote = quote
+    mapping.value_at = colon.end()
+    if role and not mapping.named and _secret_flow_name(text, colon.end()):
+        mapping.named = True
+        hidden += mapping.values
+        mapping.values.clear()
+    return mapping
+
+
+def _end_flow_value(
+    text: str, mapping: _FlowMapping, end: int, hidden: list[tuple[int, int, str]]
+) -> None:
+    """The value being read ends at `end`: kept to hide if it is an entry's value."""
+    role, start = mapping.role, mapping.value_at
+    mapping.role, mapping.value_at = None, -1
+    if role is not False or start < 0:
+        return
+    start = _reach(_SPACES, text, start, end)
+    stop = end
+    while stop > start and text[stop - 1].isspace():  # (each space before `,` or `}` once)
+        stop -= 1
+    if stop == start or (stop - start <= 4 and text[start:stop] in _FLOW_NULL):
+        return  # no value, or an empty one (as `redact` keeps None)
+    opening = text[start]
+    string = _FLOW_TOKEN.match(text, start) if opening in ('"', "'") else None
+    if string is not None and string.end() == stop:
+        if stop - start == 2 and string.lastindex is not None:
+            return  # an empty string, as `redact` keeps ""
+        shown = opening + REDACTED + (opening if string.lastindex is not None else "")
+    elif mapping.quote:
+        shown = mapping.quote + REDACTED + mapping.quote
+    else:
+        shown = REDACTED
+    (hidden if mapping.named else mapping.values).append((start, stop, shown))
+
+
+_SPACES = re.compile(r"\s*+")
 
 
 def _indent_end(text: str, at: int) -> int:
