@@ -342,11 +342,11 @@ class HealthTracker:
 
     def record(self, tool: str, ok: bool, duration_ms: float, failure: str | None) -> None:
         window = self._tools.get(tool)
-        if window is None:
-            window = self._tools[tool] = _Window(self._window)
+        if window is None:  # (setdefault: two threads' first calls share one window)
+            window = self._tools.setdefault(tool, _Window(self._window))
         samples = window.samples
         if ok and not window.failures:  # nothing failing lately: healthy, and stays so
-            samples.append((True, duration_ms))  # (one append: atomic; it evicts no failure)
+            samples.append((True, duration_ms))  # one append, atomic: it evicts a success
             return
         if failure is not None and not ok:  # shown in events and `tools explain`: redacted once
             failure = redact_text(failure)
