@@ -332,7 +332,10 @@ class HealthTracker:
         self.failing_below = failing_below
         self.recover_margin = recover_margin
         self._tools: dict[str, _Window] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the windows' counts and statuses
+        self._changes = 0  # status changes made, numbered in order
+        self._telling = threading.RLock()  # (a listener may record, and tell, in turn)
+        self._told: dict[str, int] = {}  # the latest change told, per tool
         self._listeners = Listeners[HealthListener]()
 
     def listen(self, listener: HealthListener) -> None:
@@ -341,16 +344,16 @@ class HealthTracker:
         self._listeners.add(listener)
 
     def record(self, tool: str, ok: bool, duration_ms: float, failure: str | None) -> None:
-        window = self._tools.get(tool)
-        if window is None:  # (setdefault: two threads' first calls share one window)
-            window = self._tools.setdefault(tool, _Window(self._window))
-        samples = window.samples
-        if ok and not window.failures:  # nothing failing lately: healthy, and stays so
-            samples.append((True, duration_ms))  # one append, atomic: it evicts a success
-            return
         if failure is not None and not ok:  # shown in events and `tools explain`: redacted once
             failure = redact_text(failure)
         with self._lock:  # executors on other threads may record too: counts stay true
+            window = self._tools.get(tool)
+            if window is None:
+                window = self._tools[tool] = _Window(self._window)
+            samples = window.samples
+            if ok and not window.failures:  # nothing failing lately: healthy, and stays so
+                samples.append((True, duration_ms))
+                return
             if len(samples) == samples.maxlen and not samples[0][0]:
                 window.failures -= 1  # the oldest, about to leave the window, is a failure
             samples.append((ok, duration_ms))
@@ -358,9 +361,15 @@ class HealthTracker:
                 window.failures += 1
                 if failure is not None:
                     window.last_failure = failure
-            changed = self._judge(window)
-        if changed:
-            self._listeners.tell(self.health(tool))
+            if not self._judge(window):
+                return
+            self._changes += 1
+            change, health = self._changes, self._health_of(tool, window)
+        with self._telling:  # in the order the changes were made: a stale one is dropped
+            if change < self._told.get(tool, 0):
+                return  # a later change of this tool was told already
+            self._told[tool] = change
+            self._listeners.tell(health)
 
     def _judge(self, window: _Window) -> bool:
         """Judge the window's status again; whether it changed."""
@@ -385,10 +394,15 @@ class HealthTracker:
 
     def health(self, tool: str) -> Health | None:
         """The tool's record over its recent calls; None before its first."""
-        window = self._tools.get(tool)
-        if window is None or not window.samples:
+        with self._lock:
+            window = self._tools.get(tool)
+            return None if window is None else self._health_of(tool, window)
+
+    @staticmethod
+    def _health_of(tool: str, window: _Window) -> Health | None:
+        samples = window.samples
+        if not samples:
             return None
-        samples = tuple(window.samples)  # at once: another thread may be recording
         durations = [d for _, d in samples]
         return Health(
             tool,
