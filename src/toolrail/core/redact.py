@@ -1209,12 +1209,18 @@ def _yaml_argv(text: str) -> str:
         last_line = line.start()
     while lists:
         _close_yaml_list(text, lists.pop(), last_line, hidden)
+    return _with_hidden(text, hidden)
+
+
+def _with_hidden(text: str, hidden: list[tuple[int, int, str]]) -> str:
+    """`text` with each span `(start, end, shown)` of `hidden` replaced by `shown`; a span
+    within one replaced already (a part of a value hidden whole) is skipped."""
     if not hidden:
         return text
     parts: list[str] = []
     done = 0
     for start, end, shown in sorted(hidden):
-        if start >= done:  # (not within an item hidden whole already)
+        if start >= done:
             parts += (text[done:start], shown)
             done = end
     return "".join(parts) + text[done:]
@@ -1365,15 +1371,7 @@ def _yaml_entries(text: str) -> str:
         last_end = line_end
     while open_:
         _end_below(open_.pop(), last_end, hidden)
-    if not hidden:
-        return text
-    parts: list[str] = []
-    done = 0
-    for start, end, shown in sorted(hidden):
-        if start >= done:  # (not within a value hidden whole already)
-            parts += (text[done:start], shown)
-            done = end
-    return "".join(parts) + text[done:]
+    return _with_hidden(text, hidden)
 
 
 def _names_a_secret_entry(text: str) -> bool:
@@ -1553,15 +1551,7 @@ def _flow_entries(text: str) -> str:
         mapping = opened.pop()
         if isinstance(mapping, _FlowMapping):
             _end_flow_value(text, mapping, cut, hidden)
-    if not hidden:
-        return text
-    parts: list[str] = []
-    done = 0
-    for start, end, shown in sorted(hidden):
-        if start >= done:  # (not within a value hidden whole already)
-            parts += (text[done:start], shown)
-            done = end
-    return "".join(parts) + text[done:]
+    return _with_hidden(text, hidden)
 
 
 def _flow_key(
