@@ -65,7 +65,7 @@ import itertools
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import cast
 
 import orjson
@@ -822,9 +822,9 @@ def _passes(text: str) -> str:
         return as_data
     if "\n" in text and _YAML_DASHED_ITEM.search(text) is not None:
         text = _yaml_argv(text)  # (before JSON strings are held out: it reads them as YAML)
-    if "\n" in text and _names_a_secret_entry(text):
+    if "\n" in text and _names_a_secret_entry(text, _ENTRY_KEY_LINE, _yaml_secret_name):
         text = _yaml_entries(text)  # (so too)
-    if "{" in text and _names_a_secret_flow_entry(text):
+    if "{" in text and _names_a_secret_entry(text, _FLOW_KEY, _flow_secret_name):
         text = _flow_entries(text)  # (so too)
     held: list[str] = []
     if '"' in text and "\0" not in text:  # (NUL marks where the strings held out were)
@@ -1374,19 +1374,32 @@ def _yaml_entries(text: str) -> str:
     return _with_hidden(text, hidden)
 
 
-def _names_a_secret_entry(text: str) -> bool:
-    """Whether a line of the text opens with an entry's name key whose name (read as
-    `_yaml_entries` reads it) names a secret, and another with an entry's value key."""
+def _names_a_secret_entry(
+    text: str, keys: re.Pattern[str], names_a_secret: Callable[[re.Match[str]], bool]
+) -> bool:
+    """Whether `text` holds an entry's name key (found by `keys`, its key group looked up
+    in `_ENTRY_KEYS`) whose name names a secret (`names_a_secret`, read as the pass reads
+    it), and an entry's value key: else the pass has nothing to hide."""
     value = named = False
-    for found in _ENTRY_KEY_LINE.finditer(text):
+    for found in keys.finditer(text):
         names = _ENTRY_KEYS.get(found.group("key"))
         if names is False:
             value = True
         elif names and not named:
-            named = _secret_entry_name(text, found.end(), found.group("quote") == '"')
+            named = names_a_secret(found)
         if value and named:
             return True
     return False
+
+
+def _yaml_secret_name(found: re.Match[str]) -> bool:
+    """`_names_a_secret_entry`'s test of a YAML name key's line, as `_yaml_entries` reads it."""
+    return _secret_entry_name(found.string, found.end(), found.group("quote") == '"')
+
+
+def _flow_secret_name(found: re.Match[str]) -> bool:
+    """`_names_a_secret_entry`'s test of a flow mapping's name key, as `_flow_entries` reads it."""
+    return _secret_flow_name(found.string, found.end())
 
 
 def _secret_entry_name(text: str, start: int, json_text: bool) -> bool:
@@ -1486,21 +1499,6 @@ class _FlowMapping:
         self.value_at = -1
         self.named = False
         self.values: list[tuple[int, int, str]] = []
-
-
-def _names_a_secret_flow_entry(text: str) -> bool:
-    """Whether the text holds a mapping's key that is an entry's name key whose name (read
-    as `_flow_entries` reads it) names a secret, and one that is an entry's value key."""
-    value = named = False
-    for found in _FLOW_KEY.finditer(text):
-        names = _ENTRY_KEYS.get(found.group("key"))
-        if names is False:
-            value = True
-        elif names and not named:
-            named = _secret_flow_name(text, found.end())
-        if value and named:
-            return True
-    return False
 
 
 def _secret_flow_name(text: str, start: int) -> bool:
