@@ -1407,7 +1407,7 @@ def _secret_entry_name(text: str, start: int, json_text: bool) -> bool:
     value, _, quote, _ = _yaml_item(text, start)
     if not quote and json_text:
         value = value.removesuffix(",")
-    return bool(value) and len(value) <= _REMEMBERED_NAME and is_secret_key(value)
+    return _secret_setting(value)
 
 
 def _read_entry_key(
@@ -1506,7 +1506,7 @@ def _secret_flow_name(text: str, start: int) -> bool:
     if found is None:
         return False
     name = found.group(found.lastindex or 0).rstrip()
-    return bool(name) and len(name) <= _REMEMBERED_NAME and is_secret_key(name)
+    return _secret_setting(name)
 
 
 def _flow_entries(text: str) -> str:
@@ -1789,7 +1789,7 @@ _ENTRY_KEY_SET = frozenset(_ENTRY_KEYS)  # (a mapping holding none is looked at 
 def _entry_values(mapping: dict[object, object]) -> tuple[object, ...]:
     """The keys of a name/value entry's value when its name names a secret: the entry is
     read as `{name: value}` would be, so its value is hidden whatever it is (the name, no
-    secret, stays). A name is a setting's name: one longer than a key remembered is none."""
+    secret, stays)."""
     named = False
     values: tuple[object, ...] = ()
     for key, item in mapping.items():
@@ -1798,9 +1798,15 @@ def _entry_values(mapping: dict[object, object]) -> tuple[object, ...]:
             continue
         if not names:
             values += (key,)
-        elif not named and isinstance(item, str) and len(item) <= _REMEMBERED_NAME:
-            named = is_secret_key(item)
+        elif not named and isinstance(item, str):
+            named = _secret_setting(item)
     return values if named else ()
+
+
+def _secret_setting(name: str) -> bool:
+    """Whether an entry's name names a secret: as a key would (`is_secret_key`), if it is a
+    setting's name at all (one longer than a name remembered is none)."""
+    return 0 < len(name) <= _REMEMBERED_NAME and is_secret_key(name)
 
 
 def redact_name(name: str) -> str:
