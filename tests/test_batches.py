@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Literal
+from collections.abc import Callable
 
 import pytest
 
@@ -33,10 +33,9 @@ class Slow:
         return [item for batch in self.batches for item in batch]
 
 
-@pytest.mark.parametrize("until", ["put", "flush"])
-def test_flush_waits_for_every_item_put_so_far(until: Literal["put", "flush"]) -> None:
+def test_flush_waits_for_every_item_put_so_far() -> None:
     handler = Slow(delay=0.01)
-    batches = BackgroundBatches(handler, name="test-batches", linger=0.05, linger_until=until)
+    batches = BackgroundBatches(handler, name="test-batches", linger=0.05)
     for n in range(50):
         batches.put(n)
     assert batches.flush(timeout=10)
@@ -46,7 +45,7 @@ def test_flush_waits_for_every_item_put_so_far(until: Literal["put", "flush"]) -
 
 
 def test_flush_with_nothing_put_returns_at_once() -> None:
-    batches = BackgroundBatches(Slow(), name="test-batches", linger=1.0, linger_until="flush")
+    batches = BackgroundBatches(Slow(), name="test-batches", linger=1.0)
     started = time.monotonic()
     assert batches.flush(timeout=5)
     assert time.monotonic() - started < 0.5
@@ -54,7 +53,7 @@ def test_flush_with_nothing_put_returns_at_once() -> None:
 
 def test_a_flush_cuts_the_linger_short() -> None:
     handler = Slow()
-    batches = BackgroundBatches(handler, name="test-batches", linger=30.0, linger_until="flush")
+    batches = BackgroundBatches(handler, name="test-batches", linger=30.0)
     batches.put(1)
     started = time.monotonic()
     assert batches.flush(timeout=10)
@@ -68,7 +67,7 @@ def test_flush_times_out_while_a_batch_is_still_being_handled() -> None:
     def held(_: list[int]) -> None:
         release.wait(10)
 
-    batches = BackgroundBatches(held, name="test-batches", linger=0.0, linger_until="put")
+    batches = BackgroundBatches(held, name="test-batches", linger=0.0)
     batches.put(1)
     assert not batches.flush(timeout=0.05)
     release.set()
@@ -80,7 +79,7 @@ def test_the_thread_ends_when_idle_and_the_next_put_starts_another(
 ) -> None:
     monkeypatch.setattr(_batches, "_IDLE_S", 0.05)
     handler = Slow()
-    batches = BackgroundBatches(handler, name="test-batches-idle", linger=0.0, linger_until="put")
+    batches = BackgroundBatches(handler, name="test-batches-idle", linger=0.0)
     batches.put(1)
     assert batches.flush(timeout=10)
     deadline = time.monotonic() + 5
@@ -103,7 +102,7 @@ def test_a_handler_that_raises_is_reported_and_later_batches_are_handled(
             raise ValueError("no zeros")
         seen.extend(batch)
 
-    batches = BackgroundBatches(handle, name="test-batches", linger=0.0, linger_until="put")
+    batches = BackgroundBatches(handle, name="test-batches", linger=0.0)
     with caplog.at_level(logging.WARNING, logger="toolrail"):
         batches.put(0)
         assert batches.flush(timeout=10)  # the flush is released all the same
@@ -119,7 +118,7 @@ def test_a_handler_that_raises_is_reported_and_later_batches_are_handled(
 
 def test_puts_from_many_threads_are_all_handled() -> None:
     handler = Slow()
-    batches = BackgroundBatches(handler, name="test-batches", linger=0.001, linger_until="put")
+    batches = BackgroundBatches(handler, name="test-batches", linger=0.001)
 
     def put_some(start: int) -> None:
         for n in range(start, start + 500):
@@ -146,9 +145,7 @@ def test_a_stuck_handler_holds_at_most_max_queued_items_and_drops_the_rest(
         stuck.wait()
         handled.extend(batch)
 
-    batches = BackgroundBatches(
-        handle, name="test-stuck", linger=0.0, linger_until="put", max_queued=100, stall_s=0.1
-    )
+    batches = BackgroundBatches(handle, name="test-stuck", linger=0.0, max_queued=100, stall_s=0.1)
     batches.put(-1)  # the thread takes it and hangs
     deadline = time.monotonic() + 5
     while batches._queue and time.monotonic() < deadline:
@@ -174,11 +171,46 @@ def test_a_burst_that_outruns_a_working_handler_loses_nothing() -> None:
         time.sleep(0.01)
         handled.extend(batch)
 
-    batches = BackgroundBatches(
-        slow, name="test-burst", linger=0.0, linger_until="put", max_queued=100, stall_s=5
-    )
+    batches = BackgroundBatches(slow, name="test-burst", linger=0.0, max_queued=100, stall_s=5)
     for n in range(999):
         batches.put(n)
     assert batches.flush(timeout=10)
     assert batches.dropped == 0
     assert handled == list(range(999))
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return condition()
+
+
+def test_a_burst_is_handled_once_it_pauses_in_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While items keep coming (each well within `linger` of the last) the thread handles
+    nothing: it takes no GIL from the calls still running. Once they pause, it handles
+    them all, as one batch, with no flush asked."""
+    monkeypatch.setattr(_batches, "_QUIET_MAX_S", 60.0)
+    handler = Slow()
+    batches = BackgroundBatches(handler, name="test-quiet", linger=0.5)
+    for n in range(10):
+        batches.put(n)
+        time.sleep(0.01)
+    assert handler.batches == []
+    assert _wait_for(lambda: handler.items == list(range(10)))
+    assert handler.batches == [list(range(10))]
+
+
+def test_items_that_never_pause_are_handled_every_quiet_max(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A steady stream is not held without end: what a `kill -9` may lose stays bounded."""
+    monkeypatch.setattr(_batches, "_QUIET_MAX_S", 0.05)
+    handler = Slow()
+    batches = BackgroundBatches(handler, name="test-quiet-max", linger=0.5)
+    for n in range(40):
+        batches.put(n)
+        time.sleep(0.01)
+    assert handler.batches  # handled while items still came
+    assert batches.flush(timeout=10)
+    assert handler.items == list(range(40))

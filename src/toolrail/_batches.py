@@ -1,8 +1,9 @@
 """`BackgroundBatches`: work handed off the call path to a daemon thread, done in batches.
 
 `put(item)` only appends and wakes the thread (starting it if there is none): the caller
-pays for no I/O and no building. The thread waits a moment (`linger`) so a burst of items
-becomes one batch, hands each batch to `handle` and, once nothing has come for `_IDLE_S`,
+pays for no I/O and no building. The thread waits for a pause (`linger` with nothing put)
+so that a burst of items becomes one batch, handled after the burst rather than taking the
+GIL from it; it hands each batch to `handle` and, once nothing has come for `_IDLE_S`,
 ends; the next `put` starts another. `flush()` waits until every item put so far has been
 handled; whatever is still queued at interpreter exit is handled then. A `handle` that
 raises is reported through the library diagnostics; the items after it are handled as usual.
@@ -24,7 +25,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
 from toolrail._diagnostics import get_logger
 
@@ -36,6 +37,9 @@ T = TypeVar("T")
 
 _IDLE_S = 2.0
 """A thread with nothing to handle for this long ends; the next `put` starts one."""
+_QUIET_MAX_S = 0.1
+"""The longest the thread waits for a pause before it handles what is queued: how much a
+process killed with `kill -9` may lose while items never pause."""
 _EXIT_TIMEOUT_S = 10.0
 """How long the exit flush waits for each instance."""
 MAX_QUEUED = 10_000
@@ -53,10 +57,10 @@ class _Flushed(threading.Event):
 class BackgroundBatches(Generic[T]):
     """A queue drained in batches by one daemon thread, started on demand.
 
-    `linger`: how long the thread waits, once woken, for more items to join the batch.
-    `linger_until`: what cuts that wait short — `"put"`: the next item or a flush (a burst
-    of calls arriving back to back); `"flush"`: a flush alone, so a `put` while the thread
-    lingers does not even set an event.
+    `linger`: once woken, the thread waits until this long passes with no item put (or
+    `_QUIET_MAX_S` after it woke, or a flush). Meanwhile a `put` only appends (it sets no
+    event) and the thread takes no GIL from a burst of calls still running: their items are
+    handled once the burst pauses, in one batch.
     """
 
     def __init__(
@@ -65,7 +69,6 @@ class BackgroundBatches(Generic[T]):
         *,
         name: str,
         linger: float,
-        linger_until: Literal["put", "flush"],
         max_queued: int = MAX_QUEUED,
         stall_s: float = STALL_S,
         forked: Callable[[], None] | None = None,
@@ -76,7 +79,6 @@ class BackgroundBatches(Generic[T]):
         self._forked = forked
         self._name = name
         self._linger = linger
-        self._linger_until = linger_until
         self._max_queued = max_queued
         self._stall_s = stall_s
         self._handled_at = time.monotonic()  # when the thread last finished a batch
@@ -149,18 +151,23 @@ class BackgroundBatches(Generic[T]):
                     if not self._queue:
                         self._thread = None
                         break
-            if self._linger_until == "put":
-                self._wake.clear()
-                if self._linger:
-                    self._wake.wait(self._linger)  # the next put or a flush ends it
-            else:
-                # `wake` stays set while the burst gathers, so a put only appends
-                self._hurry.wait(self._linger)
-                self._hurry.clear()
-                self._wake.clear()
+            self._until_quiet()
             self._drain()
         if self._queue:  # put in as this thread ended, seeing it still there: carry on
             self._start()
+
+    def _until_quiet(self) -> None:
+        """Wait until `linger` passes with nothing put, `_QUIET_MAX_S` passes, or a flush
+        comes. `wake` stays set meanwhile, so a put only appends."""
+        deadline = time.monotonic() + _QUIET_MAX_S
+        seen = len(self._queue)
+        while not self._hurry.wait(min(self._linger, max(deadline - time.monotonic(), 0))):
+            queued = len(self._queue)
+            if queued == seen or time.monotonic() >= deadline:
+                break
+            seen = queued
+        self._hurry.clear()
+        self._wake.clear()
 
     def _drain(self) -> None:
         """Hand what is queued to `handle`, a batch up to each flush marker, then release

@@ -108,8 +108,8 @@ _ARGUMENTS = "gen_ai.tool.call.arguments"
 _RESULT = "gen_ai.tool.call.result"
 _RECORD_ERROR = "toolrail.record_error"
 _LINGER_S = 0.02
-"""Once woken, the writer waits this long (a flush hurries it) so a burst of calls is built
-in one go: a call only appends meanwhile, and one batch holds the GIL once, not per call."""
+"""The writer builds spans once calls pause this long (a flush hurries it): a call only
+appends meanwhile, and one batch holds the GIL once, after the burst, not per call."""
 _MAX_REPORTS = 128
 """Progress reports a call keeps when its tracer says no span event limit (the SDK's default)."""
 _UNLIMITED_REPORTS = 10_000
@@ -224,7 +224,7 @@ class OtelSink:
         self._progress: dict[_CallKey, _Reports] = {}
         self._parent = _NO_PARENT
         self._writer = BackgroundBatches(
-            self._build_batch, name="toolrail-otel-spans", linger=_LINGER_S, linger_until="flush"
+            self._build_batch, name="toolrail-otel-spans", linger=_LINGER_S
         )
         self._use(_Builder.of(self.tracer))
 

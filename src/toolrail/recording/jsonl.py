@@ -2,14 +2,18 @@
 
 Each line is valid against `schemas/tool-call-log-entry.schema.json`. Recording is off the
 call path: the sink only queues the finished event; a writer thread builds, redacts and
-serialises the records and appends them in batches, each batch with one `write(2)` under an
-exclusive `flock`, so threads, tasks and separate processes appending to the same file
-never interleave, and a lock held by another process never stalls the event loop. If a
-write fails half-way, the part written is cut off again, so a line is there whole or not at
-all. `flush()` waits for what was queued; `close()` / `aclose()` (or `with` / `async with`)
-flush and stop, and whatever is still queued at interpreter exit is written then. A process
-killed with `kill -9` loses the lines still queued (milliseconds' worth), never a line
-already begun. A child made by `os.fork` opens the file anew, with its own lock.
+serialises the records once calls pause (2 ms with none ending; at most 0.1 s after the
+first) and appends them in batches, each batch with one `write(2)` under an exclusive
+`flock`, so threads, tasks and separate processes appending to the same file never
+interleave, and a lock held by another process never stalls the event loop. If a write
+fails half-way, the part written is cut off again, so a line is there whole or not at all.
+`flush()` waits for what was queued; `close()` / `aclose()` (or `with` / `async with`) flush
+and stop, and whatever is still queued at interpreter exit is written then. A process killed
+with `kill -9` loses the lines still queued (those of calls ended in the last 0.1 s at
+most), never a line already begun: with `durable=True` each line is written on the call
+path instead, before the call returns, so such a process loses at most the partial line it
+was writing (a write, not an `fsync`: what the kernel holds survives the process, not a
+power cut). A child made by `os.fork` opens the file anew, with its own lock.
 """
 
 from __future__ import annotations
@@ -41,15 +45,19 @@ log = get_logger("toolrail.recording.jsonl")
 SCHEMA_VERSION = 1
 FILE_PREFIX = "tool-calls-"
 _LINGER_S = 0.002
-"""Once woken, the writer waits this long (or until the next call) so a burst of calls
-becomes one write."""
+"""The writer builds and writes once calls pause this long: a burst becomes one write,
+made after the burst rather than taking the GIL from it."""
 
 
 _FINISHED = (ToolCompleted, ToolFailed)
 
 
 class JsonlCallLog:
-    """A sink that records every finished call; `directory` defaults to `logs/`."""
+    """A sink that records every finished call; `directory` defaults to `logs/`.
+
+    `durable`: write each call's line before the call returns (on the call path, about
+    25 µs a call, and a lock held by another process holds the call), so `kill -9` loses no
+    finished call; by default lines are written off the call path (see the module)."""
 
     def __init__(
         self,
@@ -59,8 +67,10 @@ class JsonlCallLog:
         max_args_bytes: int = 65_536,
         redact_secrets: bool = True,
         clock: Callable[[], datetime] | None = None,
+        durable: bool = False,
     ) -> None:
         self.directory = Path(directory)
+        self.durable = durable
         self.max_output_bytes = max_output_bytes
         self.max_args_bytes = max_args_bytes
         self.redact_secrets = redact_secrets
@@ -72,15 +82,18 @@ class JsonlCallLog:
             self._write_batch,
             name="toolrail-call-log",
             linger=_LINGER_S,
-            linger_until="put",
             forked=self._forked,
         )
 
     def __call__(self, event: ToolEvent) -> None:
-        """Queue a finished call for the writer thread: no I/O and no record building here."""
+        """Queue a finished call for the writer thread (no I/O and no record building here),
+        or, `durable`, write its line now."""
         if isinstance(event, _FINISHED):
             day = _utc_day(event.at if self._clock is None else self._clock())
-            self._writer.put((day, event))  # the file of the UTC day the call ended
+            if self.durable:
+                self._write_batch([(day, event)])
+            else:
+                self._writer.put((day, event))  # the file of the UTC day the call ended
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every call queued so far is written; False if `timeout` passed first."""
@@ -129,7 +142,8 @@ class JsonlCallLog:
             self._fd, self._day = None, None
 
     def _write_batch(self, batch: list[tuple[date, ToolCompleted | ToolFailed]]) -> None:
-        """On the writer thread: build the batch's lines and append them, one write a day."""
+        """Build the batch's lines and append them, one write a day (on the writer thread,
+        or, `durable`, on the call's)."""
         lines: dict[date, list[bytes]] = {}
         for day, event in batch:
             lines.setdefault(day, []).append(_line(self._record(event)))
