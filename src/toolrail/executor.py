@@ -258,9 +258,7 @@ class Executor:
         if health is not None:
             calls = f"{health.calls} call{'s' if health.calls != 1 else ''}"
             status = (
-                health.status
-                if health.calls >= tracker.min_calls
-                else f"not judged before {tracker.min_calls} calls"  # too few: not "healthy"
+                health.status if health.judged else f"not judged before {tracker.min_calls} calls"
             )
             lines.append(
                 f"health: {status}, {health.success_rate:.0%} ok over {calls}, "

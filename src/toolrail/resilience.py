@@ -278,6 +278,9 @@ class Health:
     last_failure: str | None
     status: HealthStatus = "healthy"
     """What the success rate says, judged by the tracker's thresholds (`HealthTracker`)."""
+    judged: bool = True
+    """Whether the tracker had its `min_calls` to judge from; before, `status` is
+    "healthy" by default, not by judgement (0% ok over 3 calls is not judged yet)."""
 
 
 HealthListener = Callable[[Health], None]
@@ -301,10 +304,10 @@ class HealthTracker:
     """Recent outcomes per tool (the last `window` calls): success rate, latency
     percentiles, last failure, and a status.
 
-    A tool is "healthy" until it has `min_calls` calls; then "failing" while its success
-    rate is below `failing_below`, "degraded" while below `degraded_below`. It gets back to
-    a better status only `recover_margin` above that status's threshold (or at 100%), so a
-    rate near a threshold does not flap. Each change of status is told to the listeners
+    A tool is "healthy", not `judged`, until it has `min_calls` calls; then "failing" while
+    its success rate is below `failing_below`, "degraded" while below `degraded_below`. It
+    gets back to a better status only `recover_margin` above that status's threshold (or at
+    100%), so a rate near a threshold does not flap. Each change of status is told to the listeners
     (`listen`): an executor turns it into a `ToolHealthChanged` event for its sinks."""
 
     def __init__(
@@ -364,7 +367,7 @@ class HealthTracker:
             if not self._judge(window):
                 return
             self._changes += 1
-            change, health = self._changes, self._health_of(tool, window)
+            change, health = self._changes, self._health_of(tool, window, self.min_calls)
         with self._telling:  # in the order the changes were made: a stale one is dropped
             if change < self._told.get(tool, 0):
                 return  # a later change of this tool was told already
@@ -396,10 +399,10 @@ class HealthTracker:
         """The tool's record over its recent calls; None before its first."""
         with self._lock:
             window = self._tools.get(tool)
-            return None if window is None else self._health_of(tool, window)
+            return None if window is None else self._health_of(tool, window, self.min_calls)
 
     @staticmethod
-    def _health_of(tool: str, window: _Window) -> Health | None:
+    def _health_of(tool: str, window: _Window, min_calls: int) -> Health | None:
         samples = window.samples
         if not samples:
             return None
@@ -412,6 +415,7 @@ class HealthTracker:
             percentile(durations, 95),
             window.last_failure,
             window.status,
+            len(samples) >= min_calls,
         )
 
 

@@ -499,3 +499,18 @@ async def test_the_last_circuit_state_told_is_the_circuits_own_under_concurrent_
     await asyncio.gather(probe, failing_once_closed())
     told = [event.state for event in events if isinstance(event, CircuitStateChanged)]
     assert told[-1] == executor.circuit_state("probed") == "open", told
+
+
+def test_a_tool_with_fewer_calls_than_min_calls_is_not_judged() -> None:
+    """Three failures are not "healthy" by judgement: `judged` says the status is a default."""
+    tracker = HealthTracker(min_calls=5)
+    for _ in range(3):
+        tracker.record("flaky", False, 1.0, "boom")
+    early = tracker.health("flaky")
+    assert early is not None
+    assert (early.calls, early.success_rate, early.judged) == (3, 0.0, False)
+    for _ in range(2):
+        tracker.record("flaky", False, 1.0, "boom")
+    judged = tracker.health("flaky")
+    assert judged is not None
+    assert (judged.calls, judged.status, judged.judged) == (5, "failing", True)
