@@ -1,17 +1,31 @@
-"""`JsonlCallLog(durable=True)`: a process killed with `kill -9` right after its calls
-returned has every one of their lines (by default they are written once calls pause)."""
+"""What the call log's lines survive and hold: with `durable=True`, a process killed with
+`kill -9` right after its calls returned has every one of their lines (by default they are
+written once calls pause); a line waiting in the queue holds its call's parts, not the call."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import subprocess
 import sys
 import textwrap
+import weakref
 from pathlib import Path
 
 import orjson
+import pytest
 
-from toolrail import ExecutionContext, Executor, JsonlCallLog, ToolCall, ToolRegistry, tool
+from toolrail import (
+    ExecutionContext,
+    Executor,
+    JsonlCallLog,
+    ToolCall,
+    ToolCompleted,
+    ToolEvent,
+    ToolRegistry,
+    _batches,
+    tool,
+)
 
 _CALLS_THEN_KILLED = textwrap.dedent(
     """
@@ -87,3 +101,29 @@ def test_durable_lines_are_the_lines_the_writer_thread_makes(tmp_path: Path) -> 
     assert [record["status"] for record in durable] == ["success", "failure"]
     assert durable == comparable(tmp_path / "queued")
     assert "4f9a8b7c6d5e" not in str(durable)
+
+
+def test_a_queued_line_keeps_its_parts_not_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a line waits for the writer, the call's context (with its progress reporter)
+    and its events are free to go: a queue of whole calls, behind a burst, filled the
+    garbage collector's oldest generation, whose full collections walk the whole heap."""
+    monkeypatch.setattr(_batches, "_QUIET_MAX_S", 60.0)
+    log = JsonlCallLog(tmp_path)
+    log._writer._linger = 60.0  # the writer waits: the line stays queued
+    contexts: list[weakref.ref[ExecutionContext]] = []
+
+    def remember(event: ToolEvent) -> None:
+        if isinstance(event, ToolCompleted):
+            contexts.append(weakref.ref(event.context))
+
+    executor = Executor(ToolRegistry([echo]), sinks=[log, remember])
+    call = ToolCall(id="c1", name="echo", arguments={"text": "kept"})
+    outcome = asyncio.run(executor.run(call, ExecutionContext(agent="a")))
+    gc.collect()
+    assert len(log._writer._queue) == 1  # still waiting to be written
+    assert [context() for context in contexts] == [None]
+    assert log.flush(timeout=10)
+    [record] = _records(tmp_path)
+    assert (record["call_id"], record["output"]) == ("c1", outcome.result.unwrap())

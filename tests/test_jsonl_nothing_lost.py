@@ -143,13 +143,15 @@ def test_a_minimal_line_is_still_schema_valid(tmp_path: Path) -> None:
     )
     log = JsonlCallLog(tmp_path)
     ctx = ExecutionContext()
-    from datetime import UTC, datetime
+    from datetime import UTC, date, datetime
+
+    from toolrail.recording.jsonl import _ended
 
     outcome = ToolOutcome(
         call=ToolCall(name="t"), result=Success(1), started_at=datetime.now(UTC), duration_ms=1
     )
     event = ToolCompleted(call_id="c", tool="t", context=ctx, outcome=outcome)
-    record = log._minimal(event, ValueError("x"))
+    record = log._minimal(_ended(event, date.today()), ValueError("x"))
     jsonschema.validate(record, schema)
 
 

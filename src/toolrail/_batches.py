@@ -37,7 +37,7 @@ T = TypeVar("T")
 
 _IDLE_S = 2.0
 """A thread with nothing to handle for this long ends; the next `put` starts one."""
-_QUIET_MAX_S = 0.1
+_QUIET_MAX_S = 0.02
 """The longest the thread waits for a pause before it handles what is queued: how much a
 process killed with `kill -9` may lose while items never pause."""
 _EXIT_TIMEOUT_S = 10.0

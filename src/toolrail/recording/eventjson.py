@@ -121,12 +121,19 @@ def shown_tool(
     match event:
         case ToolStarted() | ToolProgress():
             return event.tool
-        case ToolCompleted() | ToolFailed() if event.source != NO_TOOL and not (
-            isinstance(event, ToolFailed) and isinstance(event.error, UnknownTool)
-        ):
-            return event.tool
-        case _:  # asked for while the model was still writing the call, or no such tool
+        case ToolCompleted():
+            return shown_ended_tool(event.tool, event.source, None)
+        case ToolFailed():
+            return shown_ended_tool(event.tool, event.source, event.error)
+        case _:  # asked for while the model was still writing the call
             return shown_name(str(event.tool))  # a model may send a name that is no string
+
+
+def shown_ended_tool(tool: str, source: str, error: ToolError | None) -> str:
+    """`shown_tool` of a finished call, from its parts (a call log keeps only those)."""
+    if source != NO_TOOL and not isinstance(error, UnknownTool):
+        return tool
+    return shown_name(str(tool))  # no such tool: the model's text
 
 
 def outcome_data(outcome: ToolOutcome, max_value_bytes: int = MAX_VALUE_BYTES) -> dict[str, Any]:

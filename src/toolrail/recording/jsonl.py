@@ -1,19 +1,21 @@
 """`JsonlCallLog`: one JSON line per finished call, in `tool-calls-YYYY-MM-DD.jsonl` (UTC).
 
 Each line is valid against `schemas/tool-call-log-entry.schema.json`. Recording is off the
-call path: the sink only queues the finished event; a writer thread builds, redacts and
-serialises the records once calls pause (2 ms with none ending; at most 0.1 s after the
-first) and appends them in batches, each batch with one `write(2)` under an exclusive
+call path: the sink only queues the finished call's parts; a writer thread builds, redacts
+and serialises the records once calls pause (2 ms with none ending; at most 20 ms after
+the first) and appends them in batches, each batch with one `write(2)` under an exclusive
 `flock`, so threads, tasks and separate processes appending to the same file never
 interleave, and a lock held by another process never stalls the event loop. If a write
 fails half-way, the part written is cut off again, so a line is there whole or not at all.
 `flush()` waits for what was queued; `close()` / `aclose()` (or `with` / `async with`) flush
-and stop, and whatever is still queued at interpreter exit is written then. A process killed
-with `kill -9` loses the lines still queued (those of calls ended in the last 0.1 s at
-most), never a line already begun: with `durable=True` each line is written on the call
-path instead, before the call returns, so such a process loses at most the partial line it
-was writing (a write, not an `fsync`: what the kernel holds survives the process, not a
-power cut). A child made by `os.fork` opens the file anew, with its own lock.
+and stop, and whatever is still queued at interpreter exit is written then.
+
+A process killed with `kill -9` loses the lines still queued (those of calls ended in the
+last 20 ms, more while the writer is behind a burst), never a line already begun. With
+`durable=True` each line is written on the call path instead, before the call returns, so
+such a process loses at most the partial line it was writing (a `write`, not an `fsync`:
+what the kernel holds survives the process, not a power cut). A child made by `os.fork`
+opens the file anew, with its own lock.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 
 import orjson
 from returns.result import Failure, Result, Success
@@ -34,10 +36,11 @@ from returns.result import Failure, Result, Success
 from toolrail._batches import BackgroundBatches
 from toolrail._diagnostics import get_logger
 from toolrail._jsonish import json_safe, to_json_value
+from toolrail.core.call import RawArguments
 from toolrail.core.errors import ToolError
 from toolrail.core.hidden import NOTHING, hidden_in, hidden_texts, read_arguments
 from toolrail.core.redact import cut, shown_name
-from toolrail.recording.eventjson import shown_tool
+from toolrail.recording.eventjson import shown_ended_tool
 from toolrail.recording.events import ToolCompleted, ToolEvent, ToolFailed
 
 log = get_logger("toolrail.recording.jsonl")
@@ -50,6 +53,71 @@ made after the burst rather than taking the GIL from it."""
 
 
 _FINISHED = (ToolCompleted, ToolFailed)
+
+
+class _Ended(NamedTuple):
+    """What a finished call's line is made of, taken from its event on the call path. The
+    queue holds these values, not the event: an event keeps its call's context, progress
+    reporter, outcome and call alive, and a queue of those (the writer behind a burst)
+    reaches the garbage collector's oldest generation, whose full collections walk the
+    whole heap. A queued call keeps one tuple (and its own arguments and output)."""
+
+    day: date
+    """The UTC day of the file the line goes to."""
+    at: datetime
+    started_at: datetime
+    call_id: str
+    tool: str
+    source: str
+    error: ToolError | None
+    """None: the call succeeded, with `output`."""
+    output: object
+    arguments: RawArguments
+    metadata: Mapping[str, object]
+    duration_ms: float
+    attempts: int
+    request_id: str | None
+    conversation_id: str
+    agent: str
+    phase: str | None
+    call_stack: tuple[str, ...]
+    batch_id: str | None
+    trace_id: str | None
+
+
+_tuple_new = tuple.__new__
+
+
+def _ended(event: ToolCompleted | ToolFailed, day: date) -> _Ended:
+    outcome, ctx = event.outcome, event.context
+    error, output = (
+        (event.error, None)
+        if isinstance(event, ToolFailed)
+        else (None, outcome.result.value_or(None))
+    )
+    parts = (
+        day,
+        event.at,
+        outcome.started_at,
+        event.call_id,
+        event.tool,
+        event.source,
+        error,
+        output,
+        outcome.call.arguments,
+        outcome.metadata,
+        outcome.duration_ms,
+        outcome.attempts,
+        ctx.request_id,
+        ctx.conversation_id,
+        ctx.agent,
+        ctx.phase,
+        ctx.call_stack,
+        ctx.batch_id,
+        ctx.trace_id,
+    )
+    ended: _Ended = _tuple_new(_Ended, parts)  # not `_Ended(...)`: its __new__ is Python's
+    return ended
 
 
 class JsonlCallLog:
@@ -91,9 +159,9 @@ class JsonlCallLog:
         if isinstance(event, _FINISHED):
             day = _utc_day(event.at if self._clock is None else self._clock())
             if self.durable:
-                self._write_batch([(day, event)])
+                self._write_batch([_ended(event, day)])
             else:
-                self._writer.put((day, event))  # the file of the UTC day the call ended
+                self._writer.put(_ended(event, day))
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every call queued so far is written; False if `timeout` passed first."""
@@ -141,19 +209,19 @@ class JsonlCallLog:
             os.close(self._fd)
             self._fd, self._day = None, None
 
-    def _write_batch(self, batch: list[tuple[date, ToolCompleted | ToolFailed]]) -> None:
+    def _write_batch(self, batch: list[_Ended]) -> None:
         """Build the batch's lines and append them, one write a day (on the writer thread,
         or, `durable`, on the call's)."""
         lines: dict[date, list[bytes]] = {}
-        for day, event in batch:
-            lines.setdefault(day, []).append(_line(self._record(event)))
+        for ended in batch:
+            lines.setdefault(ended.day, []).append(_line(self._record(ended)))
         self._append(lines)
 
-    def _record(self, event: ToolCompleted | ToolFailed) -> Mapping[str, Any]:
+    def _record(self, ended: _Ended) -> Mapping[str, Any]:
         try:
-            return self.entry(event)
+            return self._entry(ended)
         except Exception as error:  # what a tool returned defeated the record: keep the call
-            return self._minimal(event, error)
+            return self._minimal(ended, error)
 
     def _append(self, lines: Mapping[date, list[bytes]]) -> None:
         for day, batch in lines.items():
@@ -180,42 +248,45 @@ class JsonlCallLog:
 
     def entry(self, event: ToolCompleted | ToolFailed) -> dict[str, Any]:
         """The log record for a finished call, redacted and cut to size."""
-        outcome = event.outcome
-        record = _common(event)
-        arguments = read_arguments(outcome.call.arguments)  # read once, for both uses below
+        return self._entry(_ended(event, _utc_day(event.at)))
+
+    def _entry(self, ended: _Ended) -> dict[str, Any]:
+        record = _common(ended)
+        arguments = read_arguments(ended.arguments)  # read once, for both uses below
         record["args"] = self._clean(to_json_value(arguments), self.max_args_bytes)
         # the tool's words about its call (its output, what it attached) may quote what
         # the call's arguments hide; the executor took it out of the error already
-        asked = outcome.metadata.get("asked_arguments")  # a person's edit: the model's own
+        attached = ended.metadata
+        asked = attached.get("asked_arguments")  # a person's edit: the model's own
         hidden = hidden_in(arguments) | hidden_texts(asked) if self.redact_secrets else NOTHING
         metadata = (
-            {k: v for k, v in outcome.metadata.items() if k != "source"}
-            if len(outcome.metadata) > 1 or "source" not in outcome.metadata
+            {k: v for k, v in attached.items() if k != "source"}
+            if len(attached) > 1 or "source" not in attached
             else None
         )
         if metadata:  # what the tool attached (ctx.attach), and a person's edits
             metadata_data = hidden.without_in(to_json_value(metadata))
             record["metadata"] = self._clean(metadata_data, self.max_output_bytes)
-        if isinstance(event, ToolFailed):
-            record["error"] = self._error(event.error)
+        if ended.error is not None:
+            record["error"] = self._error(ended.error)
         else:
-            output = outcome.result.value_or(None)
+            output = ended.output
             record["output_type"] = type(output).__name__
             output_data = hidden.without_in(to_json_value(output))
             record["output"] = self._clean(output_data, self.max_output_bytes)
         return record
 
-    def _minimal(self, event: ToolCompleted | ToolFailed, error: Exception) -> dict[str, Any]:
+    def _minimal(self, ended: _Ended, error: Exception) -> dict[str, Any]:
         """The fields every line has, when the full record could not be built."""
-        record = _common(event)
+        record = _common(ended)
         record["record_error"] = f"{type(error).__name__}: the full record could not be built"
-        if isinstance(event, ToolCompleted):
+        if ended.error is None:
             record |= {"output_type": "unrecorded", "output": None}
         else:
             record["error"] = {
-                "kind": event.error.kind,
+                "kind": ended.error.kind,
                 "message": "(not recorded)",
-                "model_can_fix": event.error.model_can_fix,
+                "model_can_fix": ended.error.model_can_fix,
             }
         return record
 
@@ -272,30 +343,30 @@ class JsonlCallLog:
         return record
 
 
-def _common(event: ToolCompleted | ToolFailed) -> dict[str, Any]:
+def _common(ended: _Ended) -> dict[str, Any]:
     """The fields of every line, taken from the event alone (nothing a tool made)."""
-    outcome, ctx = event.outcome, event.context
     return {
         "v": SCHEMA_VERSION,
-        "timestamp": _iso(outcome.started_at),
-        "finished_at": _iso(event.at),
-        "call_id": shown_name(event.call_id),  # a model wrote it: as its tool name
-        "request_id": ctx.request_id,
-        "conversation_id": ctx.conversation_id,
-        "agent": ctx.agent,
-        "phase": ctx.phase,
-        "tool": shown_tool(event),  # a name no tool answers to is what a model wrote
-        "source": event.source,
+        "timestamp": _iso(ended.started_at),
+        "finished_at": _iso(ended.at),
+        "call_id": shown_name(ended.call_id),  # a model wrote it: as its tool name
+        "request_id": ended.request_id,
+        "conversation_id": ended.conversation_id,
+        "agent": ended.agent,
+        "phase": ended.phase,
+        # a name no tool answers to is what a model wrote
+        "tool": shown_ended_tool(ended.tool, ended.source, ended.error),
+        "source": ended.source,
         "args": None,
-        "status": "success" if isinstance(event, ToolCompleted) else "failure",
-        "duration_ms": round(outcome.duration_ms, 3),
-        "attempts": outcome.attempts,
+        "status": "success" if ended.error is None else "failure",
+        "duration_ms": round(ended.duration_ms, 3),
+        "attempts": ended.attempts,
         "trace": {
-            "call_stack": [shown_name(call_id) for call_id in ctx.call_stack]
-            if ctx.call_stack
+            "call_stack": [shown_name(call_id) for call_id in ended.call_stack]
+            if ended.call_stack
             else [],
-            "batch_id": ctx.batch_id,
-            "trace_id": ctx.trace_id,
+            "batch_id": ended.batch_id,
+            "trace_id": ended.trace_id,
         },
     }
 
