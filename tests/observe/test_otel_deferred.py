@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import subprocess
 import sys
 import textwrap
+import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -345,3 +347,39 @@ async def test_a_span_starts_with_every_attribute_it_ends_with(sampler: Sampler 
         assert ok["sampler.mark"] == failed["sampler.mark"] == "execute_tool halve"
     assert at_start.seen == {"c4": ok, "c3": failed}
     provider.shutdown()
+
+
+async def test_a_queued_span_keeps_the_calls_ids_not_the_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While a span waits for the writer, the call's context (with its progress reporter)
+    and events are free to go; the span is built from what was kept, as before."""
+    from toolrail import ToolEvent, _batches
+    from toolrail.recording.events import ToolFailed
+
+    monkeypatch.setattr(_batches, "_QUIET_MAX_S", 60.0)
+    exporter = InMemorySpanExporter()
+    sink = OtelSink(recording_provider(exporter))
+    sink._writer._linger = 60.0  # the writer waits: the spans stay queued
+    contexts: list[weakref.ref[ExecutionContext]] = []
+
+    def remember(event: ToolEvent) -> None:
+        if isinstance(event, ToolFailed):
+            contexts.append(weakref.ref(event.context))
+
+    executor = Executor(ToolRegistry([traced]), sinks=[sink, remember])
+    ctx = ExecutionContext(agent="a")
+    await executor.run(ToolCall(id="c1", name="traced", arguments={"steps": "x"}), ctx)
+    await executor.run(ToolCall(id="c2", name="no_such_tool", arguments={}), ctx)
+    gc.collect()
+    assert len(sink._writer._queue) == 2
+    assert exporter.get_finished_spans() == ()
+    assert [context() for context in contexts] == [None, None]
+    assert sink.flush(timeout=10)
+    refused, unknown = exporter.get_finished_spans()
+    assert refused.name == "execute_tool traced"
+    assert refused.attributes is not None
+    assert refused.attributes["error.type"] == "invalid_arguments"
+    assert unknown.name == "execute_tool no_such_tool"
+    assert unknown.attributes is not None
+    assert unknown.attributes["gen_ai.tool.call.id"] == "c2"

@@ -63,7 +63,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from random import getrandbits
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 import orjson
 
@@ -80,12 +80,17 @@ from returns.result import Success
 from toolrail._batches import BackgroundBatches, flush_at_exit_first
 from toolrail._diagnostics import get_logger
 from toolrail._jsonish import to_json_value
-from toolrail.core.call import ToolOutcome
+from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import InvalidArguments, ToolError
 from toolrail.core.redact import cut, redact, redact_text, shown_name
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
-from toolrail.recording.eventjson import arguments_data, hidden_of, shown_tool
+from toolrail.recording.eventjson import (
+    arguments_data,
+    hidden_of,
+    shown_ended_tool,
+    shown_tool,
+)
 from toolrail.recording.events import (
     EventRoutes,
     ToolCompleted,
@@ -153,18 +158,38 @@ the span the tool body sees (its ids), the sampler's result (None: sampled by th
 sampler, no result made), whether it is recorded, when it started (ns), and the context made
 current for it with the token that detaches it. A tuple: made once per call, on its path."""
 
-_Record = tuple[
-    _Opening,
-    otel_context.Context,
-    trace.NonRecordingSpan,
-    "SamplingResult | None",
-    int,
-    int,
-    "_Reports | None",
-    "ToolCompleted | ToolFailed",
-]
-"""What the writer builds a span from: the started call's event, parent, span and sampling,
-its start and end (ns), its progress reports (when, progress, total), and how it ended."""
+
+class _Record(NamedTuple):
+    """What the writer builds a span from, taken from the call's events on its path: not
+    the events, which keep the call's context, reporter, outcome and call alive while the
+    record waits (behind a burst, into the collector's oldest generation)."""
+
+    shown_tool: str | None
+    """The tool's name as shown; None: to be made by the writer (`shown_ended_tool` of the
+    three below: a call refused before it started may name no tool)."""
+    tool: str
+    source: str
+    error: ToolError | None
+    call_id: str
+    conversation_id: str
+    agent: str
+    attempts: int
+    arguments: tuple[RawArguments] | None
+    """With content recorded (`record_content`), of a call that started: its arguments."""
+    outcome: ToolOutcome | None
+    """With content recorded, of a call that succeeded: its outcome (what its output hides
+    is read from its arguments)."""
+    parent: otel_context.Context
+    span: trace.SpanContext
+    """The ids the tool body saw."""
+    sampling: SamplingResult | None
+    start: int
+    end: int
+    reports: _Reports | None
+    """Its progress reports (when, progress, total)."""
+
+
+_tuple_new = tuple.__new__
 
 _Parent = tuple[otel_context.Context, int, trace.TraceFlags | None, "trace.TraceState | None", bool]
 """What the default sampler makes of a parent context, kept for the next call under the same
@@ -260,14 +285,51 @@ class OtelSink:
             parent, span, sampling, recording = self._decide(event)
             if recording:
                 start = time.time_ns()
-                self._writer.put((event, parent, span, sampling, start, start, None, event))
+                self._put(event, event, parent, span, sampling, start, start, None)
             return
         opened, parent, span, sampling, recording, start, attached, token = running
         _detach(attached, token)
         end = time.time_ns()
         progress = self._progress.pop(key, None) if self._progress else None
         if recording:
-            self._writer.put((opened, parent, span, sampling, start, end, progress, event))
+            self._put(opened, event, parent, span, sampling, start, end, progress)
+
+    def _put(
+        self,
+        opened: _Opening,
+        ended: ToolCompleted | ToolFailed,
+        parent: otel_context.Context,
+        span: trace.NonRecordingSpan,
+        sampling: SamplingResult | None,
+        start: int,
+        end: int,
+        reports: _Reports | None,
+    ) -> None:
+        """Queue the call's `_Record` for the writer."""
+        error = ended.error if isinstance(ended, ToolFailed) else None
+        started = isinstance(opened, ToolStarted)
+        outcome = ended.outcome
+        content = self.record_content
+        ctx = ended.context
+        record = (
+            opened.tool if started else None,
+            ended.tool,
+            ended.source,
+            error,
+            ended.call_id,
+            ctx.conversation_id,
+            ctx.agent,
+            outcome.attempts,
+            (opened.arguments,) if content and isinstance(opened, ToolStarted) else None,
+            outcome if content and type(outcome.result) is Success else None,
+            parent,
+            span.get_span_context(),
+            sampling,
+            start,
+            end,
+            reports,
+        )
+        self._writer.put(_tuple_new(_Record, record))  # not `_Record(...)`: Python's __new__
 
     def _progressed(self, event: ToolProgress) -> None:
         key = (id(event.context), event.call_id)
@@ -372,16 +434,29 @@ class OtelSink:
         return parent, trace.NonRecordingSpan(context), sampling, recording
 
     def _attributes(self, opened: _Opening) -> dict[str, AttributeValue]:
+        ctx = opened.context
+        return self._marks(
+            shown_tool(opened),
+            opened.tool,
+            opened.source,
+            opened.call_id,
+            ctx.conversation_id,
+            ctx.agent,
+        )
+
+    def _marks(
+        self, shown: str, tool: str, source: str, call_id: str, conversation_id: str, agent: str
+    ) -> dict[str, AttributeValue]:
         attributes: dict[str, AttributeValue] = {
             "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": shown_tool(opened),
-            "gen_ai.tool.call.id": shown_name(opened.call_id),  # a model wrote it
+            "gen_ai.tool.name": shown,
+            "gen_ai.tool.call.id": shown_name(call_id),  # a model wrote it
             "gen_ai.tool.type": "function",
-            "gen_ai.conversation.id": opened.context.conversation_id,
-            "gen_ai.agent.name": opened.context.agent,
+            "gen_ai.conversation.id": conversation_id,
+            "gen_ai.agent.name": agent,
         }
-        if opened.source == "mcp":
-            attributes.update(self._mcp_marks(opened.tool))
+        if source == "mcp":
+            attributes.update(self._mcp_marks(tool))
         return attributes
 
     def _build_batch(self, records: list[_Record]) -> None:
@@ -392,35 +467,47 @@ class OtelSink:
         """The SDK span of a finished call, with the ids it ran under; never raises."""
         builder = self._builder
         assert builder is not None
-        opened, _, _, sampling, _, end, reports, finished = record
+        sampling, reports, error = record.sampling, record.reports, record.error
         try:
+            shown = record.shown_tool
+            if shown is None:  # refused before it started: perhaps no tool's name
+                shown = shown_ended_tool(record.tool, record.source, error)
             # every attribute the span ends with, given at its start: one copy, one check
             attributes: dict[str, AttributeValue] = (
-                self._attributes(opened) if sampling is None else dict(sampling.attributes or {})
+                self._marks(
+                    shown,
+                    record.tool,
+                    record.source,
+                    record.call_id,
+                    record.conversation_id,
+                    record.agent,
+                )
+                if sampling is None
+                else dict(sampling.attributes or {})
             )
-            if self.record_content and isinstance(opened, ToolStarted):
-                _add_content(attributes, _ARGUMENTS, arguments_data, opened.arguments)
-            if isinstance(finished, ToolFailed):
-                attributes["error.type"] = finished.error.kind
-            elif self.record_content and isinstance(finished.outcome.result, Success):
-                _add_content(attributes, _RESULT, _output, finished.outcome)
-            attributes["toolrail.attempts"] = finished.outcome.attempts
+            if record.arguments is not None:
+                _add_content(attributes, _ARGUMENTS, arguments_data, record.arguments[0])
+            if error is not None:
+                attributes["error.type"] = error.kind
+            elif record.outcome is not None:
+                _add_content(attributes, _RESULT, _output, record.outcome)
+            attributes["toolrail.attempts"] = record.attempts
             if reports is not None and reports.dropped:
                 attributes[_DROPPED] = reports.dropped
-            span = builder.start(record, attributes)
+            span = builder.start(record, shown, attributes)
             for at, progress, total in reports.kept if reports is not None else ():
                 if (reported := _progress_marks(progress, total)) is not None:
                     span.add_event("progress", reported, timestamp=at)
-            if isinstance(finished, ToolFailed):
-                message = _status(finished.error, self.record_content)
+            if error is not None:
+                message = _status(error, self.record_content)
                 span.set_status(trace.Status(trace.StatusCode.ERROR, message))
-            span.end(end_time=end)
-        except Exception as error:  # a span processor that raises: the span is lost, not more
+            span.end(end_time=record.end)
+        except Exception as failure:  # a span processor that raises: the span is lost, not more
             log.warning(
                 "could not build a tool span",
-                tool=finished.tool,
-                call_id=finished.call_id,
-                error=f"{type(error).__name__}: {error}",
+                tool=record.tool,
+                call_id=record.call_id,
+                error=f"{type(failure).__name__}: {failure}",
             )
 
     # -- with any other tracer: started and ended on the call path --
@@ -567,20 +654,22 @@ class _Builder:
         except ModuleNotFoundError:  # pragma: no cover - a look-alike tracer without the SDK
             return None
 
-    def start(self, record: _Record, attributes: dict[str, AttributeValue]) -> trace.Span:
+    def start(
+        self, record: _Record, shown: str, attributes: dict[str, AttributeValue]
+    ) -> trace.Span:
         """Start the call's span, back-dated to when it started, with its own ids, the
         sampler's decision (the default sampler's: sampled) and `attributes`, all it will
         carry (the sampler's own among them)."""
-        opened, parent, running, sampling, start, _, _, _ = record
-        self.context = running.get_span_context()
+        self.context = record.span
+        sampling = record.sampling
         decision = self.sampled if sampling is None else sampling.decision
         self.result = self.Result(decision, attributes, self.context.trace_state)
         try:
             span: trace.Span = self.tracer.start_span(
-                f"execute_tool {shown_tool(opened)}",
-                context=parent,
+                f"execute_tool {shown}",
+                context=record.parent,
                 kind=_INTERNAL,
-                start_time=start,
+                start_time=record.start,
             )
         finally:
             self.context, self.result = trace.INVALID_SPAN_CONTEXT, None
