@@ -14,7 +14,8 @@ were set from: toolrail's bare call 0.63x openai-agents', pydantic-ai 1.60x).
 
 A second table times the same contenders with a tool that waits once (`asyncio.sleep(0)`,
 one trip through the event loop, as any I/O makes): what a tool that does I/O costs around
-it, where the railway's writer threads may take the GIL while the loop waits.
+it, where the railway's writer threads may take the GIL while the loop waits. A third
+times calls back to back with the garbage collector on and the writers' work timed.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from bench.timing import AsyncCall, measure, report
+from bench.timing import AsyncCall, back_to_back, measure, report
 from toolrail import (
     AgentToolTable,
     ExecutionContext,
@@ -234,6 +235,31 @@ async def main() -> None:
         also="toolrail Executor.run",  # what the railway adds to toolrail's own bare call
     )
     await _waiting_once()
+    await _back_to_back()
+
+
+async def _back_to_back() -> None:
+    """The per-call tables turn the garbage collector off and leave the writer threads'
+    work to the pauses between rounds. A program making calls back to back meets both: the
+    collector walking what waits in queues, and the writers sharing the GIL."""
+    full, full_settle = full_railway()
+    traced, traced_settle = full_railway(otel=True)
+    contenders: dict[str, AsyncCall] = {
+        "toolrail Executor.run": toolrail_executor(with_table=False),
+        FULL: full,
+        TRACED: traced,
+        BASELINE: openai_agents(),
+        PER_CALL_MADE: openai_agents(per_call="constructor"),
+        "pydantic-ai ToolManager.handle_call": await pydantic_ai(),
+    }
+    timings = await back_to_back(contenders, settle={FULL: full_settle, TRACED: traced_settle})
+    report(
+        "Back to back, garbage collector on, writer threads' work timed"
+        " (µs a call; p99: the worst round)",
+        timings,
+        baseline=BASELINE,
+        also="toolrail Executor.run",
+    )
 
 
 async def _waiting_once() -> None:

@@ -54,6 +54,35 @@ async def measure(
     return [_summary(name, values) for name, values in samples.items()]
 
 
+async def back_to_back(
+    calls: dict[str, AsyncCall],
+    *,
+    rounds: int = 5,
+    per_round: int = 20_000,
+    settle: Mapping[str, Callable[[], object]] | None = None,
+) -> list[Timing]:
+    """Time each callable per call as a busy program meets it: `per_round` calls back to
+    back with the garbage collector on, and, timed too, `settle[name]` (the work left to
+    writer threads) at the end of each round. A median of rounds; p99 is the worst round."""
+    settle = settle or {}
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for call in calls.values():
+        for _ in range(200):
+            await call()
+    for _ in range(rounds):
+        for name, call in calls.items():
+            gc.collect()
+            start = time.perf_counter_ns()
+            for _ in range(per_round):
+                await call()
+            if name in settle:
+                settle[name]()
+            samples[name].append((time.perf_counter_ns() - start) / 1000 / per_round)
+    return [
+        Timing(name, statistics.median(values), max(values)) for name, values in samples.items()
+    ]
+
+
 def _summary(name: str, values: list[float]) -> Timing:
     return Timing(name, statistics.median(values), percentile(values, 99))
 
