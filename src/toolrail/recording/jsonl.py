@@ -212,9 +212,14 @@ class JsonlCallLog:
     def _write_batch(self, batch: list[_Ended]) -> None:
         """Build the batch's lines and append them, one write a day (on the writer thread,
         or, `durable`, on the call's)."""
-        lines: dict[date, list[bytes]] = {}
+        lines: dict[date, bytearray] = {}
         for ended in batch:
-            lines.setdefault(ended.day, []).append(_line(self._record(ended)))
+            day = lines.get(ended.day)
+            if day is None:
+                day = lines[ended.day] = bytearray()
+            # appended at once, not kept in a list to join: orjson's next buffer then
+            # reuses this one's memory (a list of 200 lines made each dumps 8x slower)
+            day += _line(self._record(ended))
         self._append(lines)
 
     def _record(self, ended: _Ended) -> Mapping[str, Any]:
@@ -223,16 +228,16 @@ class JsonlCallLog:
         except Exception as error:  # what a tool returned defeated the record: keep the call
             return self._minimal(ended, error)
 
-    def _append(self, lines: Mapping[date, list[bytes]]) -> None:
+    def _append(self, lines: Mapping[date, bytearray]) -> None:
         for day, batch in lines.items():
             with self._lock:
                 try:
-                    append_whole(self._fd_for(day), b"".join(batch))
+                    append_whole(self._fd_for(day), batch)
                 except OSError as error:
                     log.error(
                         "could not write call log lines",
                         error=str(error),
-                        lines=len(batch),
+                        lines=batch.count(b"\n"),
                         directory=str(self.directory),
                     )
 
@@ -379,7 +384,7 @@ def _line(record: Mapping[str, Any]) -> bytes:
         return orjson.dumps(json_safe(record), option=orjson.OPT_APPEND_NEWLINE)
 
 
-def append_whole(fd: int, line: bytes) -> None:
+def append_whole(fd: int, line: bytes | bytearray) -> None:
     """Write `line` at the end of the file, or nothing: undo a partial write. A partial
     line left by a writer that was killed is ended first, so this line stays whole."""
     fcntl.flock(fd, fcntl.LOCK_EX)
@@ -388,8 +393,9 @@ def append_whole(fd: int, line: bytes) -> None:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             line = b"\n" + line
-        while written < len(line):
-            written += os.write(fd, line[written:])
+        view = memoryview(line)
+        while written < len(view):
+            written += os.write(fd, view[written:])
     except OSError:
         if written:
             os.ftruncate(fd, os.fstat(fd).st_size - written)
