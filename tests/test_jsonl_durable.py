@@ -5,25 +5,21 @@ written once calls pause); a line waiting in the queue holds its call's parts, n
 from __future__ import annotations
 
 import asyncio
-import gc
 import subprocess
 import sys
 import textwrap
-import weakref
 from pathlib import Path
 
 import orjson
 import pytest
 
+from tests.held_writers import EndedContexts, hold
 from toolrail import (
     ExecutionContext,
     Executor,
     JsonlCallLog,
     ToolCall,
-    ToolCompleted,
-    ToolEvent,
     ToolRegistry,
-    _batches,
     tool,
 )
 
@@ -109,21 +105,14 @@ def test_a_queued_line_keeps_its_parts_not_the_call(
     """While a line waits for the writer, the call's context (with its progress reporter)
     and its events are free to go: a queue of whole calls, behind a burst, filled the
     garbage collector's oldest generation, whose full collections walk the whole heap."""
-    monkeypatch.setattr(_batches, "_QUIET_MAX_S", 60.0)
     log = JsonlCallLog(tmp_path)
-    log._writer._linger = 60.0  # the writer waits: the line stays queued
-    contexts: list[weakref.ref[ExecutionContext]] = []
-
-    def remember(event: ToolEvent) -> None:
-        if isinstance(event, ToolCompleted):
-            contexts.append(weakref.ref(event.context))
-
-    executor = Executor(ToolRegistry([echo]), sinks=[log, remember])
+    hold(log._writer, monkeypatch)
+    ended = EndedContexts()
+    executor = Executor(ToolRegistry([echo]), sinks=[log, ended])
     call = ToolCall(id="c1", name="echo", arguments={"text": "kept"})
     outcome = asyncio.run(executor.run(call, ExecutionContext(agent="a")))
-    gc.collect()
-    assert len(log._writer._queue) == 1  # still waiting to be written
-    assert [context() for context in contexts] == [None]
+    assert len(log._writer._queue) == len(ended) == 1  # still waiting to be written
+    assert ended.alive() == []
     assert log.flush(timeout=10)
     [record] = _records(tmp_path)
     assert (record["call_id"], record["output"]) == ("c1", outcome.result.unwrap())

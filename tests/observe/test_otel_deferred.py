@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import subprocess
 import sys
 import textwrap
-import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from opentelemetry.sdk.trace.sampling import (
 from opentelemetry.util.types import Attributes
 from returns.result import Success
 
+from tests.held_writers import EndedContexts, hold
 from toolrail import ExecutionContext, Executor, ToolCall, ToolRegistry, tool
 from toolrail.observe.otel import OtelSink
 
@@ -354,27 +353,17 @@ async def test_a_queued_span_keeps_the_calls_ids_not_the_call(
 ) -> None:
     """While a span waits for the writer, the call's context (with its progress reporter)
     and events are free to go; the span is built from what was kept, as before."""
-    from toolrail import ToolEvent, _batches
-    from toolrail.recording.events import ToolFailed
-
-    monkeypatch.setattr(_batches, "_QUIET_MAX_S", 60.0)
     exporter = InMemorySpanExporter()
     sink = OtelSink(recording_provider(exporter))
-    sink._writer._linger = 60.0  # the writer waits: the spans stay queued
-    contexts: list[weakref.ref[ExecutionContext]] = []
-
-    def remember(event: ToolEvent) -> None:
-        if isinstance(event, ToolFailed):
-            contexts.append(weakref.ref(event.context))
-
-    executor = Executor(ToolRegistry([traced]), sinks=[sink, remember])
+    hold(sink._writer, monkeypatch)
+    ended = EndedContexts()
+    executor = Executor(ToolRegistry([traced]), sinks=[sink, ended])
     ctx = ExecutionContext(agent="a")
     await executor.run(ToolCall(id="c1", name="traced", arguments={"steps": "x"}), ctx)
     await executor.run(ToolCall(id="c2", name="no_such_tool", arguments={}), ctx)
-    gc.collect()
-    assert len(sink._writer._queue) == 2
+    assert len(sink._writer._queue) == len(ended) == 2
     assert exporter.get_finished_spans() == ()
-    assert [context() for context in contexts] == [None, None]
+    assert ended.alive() == []
     assert sink.flush(timeout=10)
     refused, unknown = exporter.get_finished_spans()
     assert refused.name == "execute_tool traced"
