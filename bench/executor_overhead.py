@@ -120,7 +120,9 @@ def full_railway(*, otel: bool = False, body: Body = add) -> tuple[AsyncCall, Ca
         from toolrail.observe.otel import OtelSink
 
         provider = TracerProvider()
-        provider.add_span_processor(BatchSpanProcessor(SpanExporter()))
+        # a queue that holds a round: the SDK's default (2,048) drops spans of a burst
+        processor = BatchSpanProcessor(SpanExporter(), max_queue_size=1 << 16)
+        provider.add_span_processor(processor)
         sinks.append(OtelSink(provider))
     executor = Executor(
         ToolRegistry([tool(permissions=["math:add"], timeout_s=30)(body)]),
