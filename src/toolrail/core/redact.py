@@ -10,7 +10,8 @@ and every `ArgumentIssue` redact their text when they are made):
   `AccountKey`, `dsn`, `connectionString`, `DATABASE_URL`, `mfa_code`, `otp`, `masterKey`,
   `license_key`, `ssh_key`, `sig` and `X-Amz-Signature` (presigned URLs), ...); not
   `max_tokens`, `tokenizer`, nor `session` (a word too common to hide on its own; session
-  ids and tokens are caught as `sessionId` and `session_token`);
+  ids and tokens are caught as `sessionId` and `session_token`), nor a reference to where a
+  secret is kept (`secretKeyRef`, `passwordSecretRef`);
 - `redact(value)`: a copy of JSON-like data where values under secret-named keys are
   replaced, a key that is a secret itself (`{"sk-...": 1}`, `{"password=x": 1}`) is
   redacted as text (`redact_name`; its entry stays, under a name of its own), argv flags
@@ -32,13 +33,17 @@ and every `ArgumentIssue` redact their text when they are made):
   (`https://TOKEN@host`); a Slack webhook URL's path; `mysql -pX`, `sshpass -p X`,
   `curl -u user:X`, `.netrc`'s `password X`, a URL's `?key=X`; and `name = value` /
   `name: value` / `"name": "value"` (also inside JSON text; and `=>`, `->`, `→`, `：`, `＝`, any
-  Unicode space, a YAML value on the lines below `name:`) wherever `is_secret_key(name)`
+  Unicode space, a YAML value on the lines below `name:`, an XML element `<name>value</name>`,
+  a table's row `| name | value |`) wherever `is_secret_key(name)`
   holds, so text and mapping keys share one notion of a secret name (`secretKey=`,
   `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text,
   or as an argv's items in a YAML block list (`- --secret` then `- X`), read as `redact`
   reads the list, and a name/value entry written as YAML (`- name: DB_PASSWORD` then
   `value: X`; indented JSON text too) or as a mapping on one line (JSON text cut off or
-  after a log's prefix, a Python repr, a YAML flow mapping), read as `redact` reads it.
+  after a log's prefix, a Python repr, a YAML flow mapping) or as pairs on one line outside
+  any brackets (`name=DB_PASSWORD value=X`, an XML element's attributes, a JSON fragment),
+  read as `redact` reads it. A flag's or a name's value in other quotes (`--token「X」`,
+  `“X”`, `«X»`) goes with its quotes kept, and terminal codes in a flag's item hide nothing.
   The value goes whole, whatever it is: a string read with its escapes, a number, a list
   or an object to its matching bracket (JSON text stays JSON: `"passwords": "[REDACTED]"`,
   as `redact` gives for the data), or to the end of text cut off inside it (a preview).
@@ -127,6 +132,9 @@ _SECRET_COMPOUNDS = (
     "googsignature",
 )
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+# a name's last word saying it names where a secret is kept, not the secret: Kubernetes'
+# `secretKeyRef` and `secretRef`, `passwordSecretRef`; one word (`secretref`) is no reference
+_REFERENCE_WORDS = frozenset({"ref", "refs", "reference"})
 
 
 @functools.lru_cache(maxsize=4096)  # the same flags come back call after call
@@ -155,6 +163,8 @@ def is_secret_key(key: str) -> bool:
     [True, True, False, True]
     """
     words = [w.lower() for w in _WORD.findall(key)]
+    if words[-1:] and words[-1] in _REFERENCE_WORDS:
+        return False  # where a secret is kept (`secretKeyRef`, `passwordSecretRef`): no secret
     if any(w in _SECRET_WORDS for w in words):
         return True
     joined = "".join(words)
@@ -178,6 +188,30 @@ _SP = r"[^\S\r\n]"
 _TERMINAL_CODE = r"\x1b\[[0-?]{0,64}+[ -/]{0,4}+[@-~]"
 _CODES = "(?:" + _TERMINAL_CODE + "){0,16}+"
 _SP_OR_CODE = "(?:" + _SP + "|" + _TERMINAL_CODE + ")"  # (no code opens with a space)
+# the quotes other than `"` and `'` a value is written in (a word processor's, CJK corner
+# brackets, guillemets, full-width ones), each opening one and what closes it
+_QUOTE_PAIRS = {
+    "“": "”",
+    "„": "“”",
+    "”": "”",
+    "‘": "’",
+    "‚": "‘’",
+    "«": "»",
+    "»": "«»",
+    "‹": "›",
+    "›": "‹›",
+    "「": "」",
+    "『": "』",
+    "〈": "〉",
+    "《": "》",
+    "【": "】",
+    "〔": "〕",
+    "〝": "〞〟",
+    "＂": "＂",
+    "＇": "＇",
+}
+_OPENING_QUOTES = "".join(_QUOTE_PAIRS)
+_ANY_QUOTE = "".join(sorted({*_OPENING_QUOTES, *"".join(_QUOTE_PAIRS.values())}))
 _PREFIXED = (
     r"[srp]k-[A-Za-z0-9_-]{16,}"  # OpenAI / Anthropic keys (sk-..., sk-ant-..., sk-proj-...)
     r"|gh[pousr]_[A-Za-z0-9]{20,}"  # GitHub tokens
@@ -293,10 +327,16 @@ _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening 
 # spelling, for text as for mapping keys. The name is matched alone, so a value is only
 # consumed when it is replaced (`url=https://x?token=...` still finds `token=`).
 # The separator is `=`, `:`, `:=`, Ruby's `=>`, an arrow (`->`, `→`), or a full-width `：`
-# or `＝`, with any spaces around it (columns aligned far apart too).
+# or `＝`, with any spaces around it (columns aligned far apart too); or, read as one, the
+# `>` closing an XML element's tag (`<password>X</password>`: `_ELEMENT_TEXT`) and a table's
+# bar between a name's cell and the next (`| password | X |`: `_TABLE_VALUE`).
 _NAME_ASSIGNED = re.compile(  # (after a colour, `\x1b[1mpin:`, the name is the code's rest)
     r"(?<![A-Za-z0-9_.-])(?:(?<=\x1b\[)[0-?]{0,64}+[ -/]{0,4}+[@-~])?([A-Za-z0-9_.-]{1,128})"
-    r"(\\?[\"']?" + _SP_OR_CODE + r"{0,32}+(?:[=-]>|→|[:=：＝]=?)" + _SP_OR_CODE + r"{0,32}+)"
+    r"(\\?[\"']?"
+    + _SP_OR_CODE
+    + r"{0,32}+(?:[=-]>|→|[:=：＝]=?|(?P<element>(?<!-)>)|(?P<cell>\|))"
+    + _SP_OR_CODE
+    + r"{0,32}+)"
 )
 # The value after a secret name. A string is read with its escapes, so an escaped quote
 # does not end it: `"..."`, `'...'`, and `\"...\"` inside JSON text held in a JSON string
@@ -307,6 +347,8 @@ _STRING_VALUE = re.compile(
     r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(\\")?'
     r'|"(?:[^"\\\n]++|\\[^\n])*+(")?'
     r"|'(?:[^'\\\n]++|\\[^\n])*+(')?"
+    # to its closing quote, or cut off, to the line's end (or another opening: read once)
+    + "".join(f"|{o}[^{o}{c}\\n]*+([{c}])?" for o, c in _QUOTE_PAIRS.items())
 )
 _BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see `_VALUE_WORD`)
     # (a terminal code whole: `x\x1b[0m`, its `[` no bracket; `_codes_start` gives it back)
@@ -400,16 +442,26 @@ _FLAG_WORD = re.compile(
     r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
     r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
     r"|" + _SP + r"{0,8}+(?P<cell>\|)" + _SP + r"{0,8}+"  # a table's cell: see `_TABLE_VALUE`
-    r"|" + _SPACE + "{1,8})"
+    r"|" + _SPACE + "{1,8}"
+    r"|(?=[" + _OPENING_QUOTES + "]))"  # `--token「X」`: a quote opening the value sets it apart
     r"(?:" + _TERMINAL_CODE + _SP + r"{0,8}+){0,16}+"
-    r"(?:(?=(?P<v>\$?'|\\\"|\"))|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?![\"\r\n])))"
+    r"(?:(?=(?P<v>\$?'|\\\"|\"|[" + _OPENING_QUOTES + r"]))"
+    r"|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?![\"\r\n])))"
 )
 # a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
 # its quotes `\"`), the next item its value: a string (`v`, its opening quote left for the
 # next match, which may be a flag itself) or a bare JSON value (`bare`: a number, a list, ...)
+# terminal codes around a flag in its item (`"\x1b[1m--token\x1b[0m"`), raw or escaped in
+# JSON text (`\u001b`): as between a flag and its value in text, they set nothing apart
+_ITEM_CODES = r"(?:(?:\x1b|\\{1,2}u001[bB])\[[0-?]{0,64}+[ -/]{0,4}+[@-~]){0,16}+"
 _FLAG_ITEM = re.compile(
-    r"(?P<q>\\\"|[\"'])(?P<flag>" + _ANY_DASH + r"{1,3}[A-Za-z][\w.-]{0,63}+)"
-    r"(?P=q)"
+    r"(?P<q>\\\"|[\"'])"
+    + _ITEM_CODES
+    + r"(?P<flag>"
+    + _ANY_DASH
+    + r"{1,3}[A-Za-z][\w.-]{0,63}+)"
+    + _ITEM_CODES
+    + r"(?P=q)"
     r"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}(?:(?=(?P<v>\\\"|[\"']))|(?=(?P<bare>[-\d\[{tfn])))"
 )
 _INNER_CHAR = r'[^"\\\n]++|\\[^"\\\n]'  # not a quote nor a backslash of the text inside
@@ -428,6 +480,22 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
     '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
 }
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
+# the other quotes: to its closing quote on the line (another opening ends the search, so
+# each stretch is read once), else a word, to a space or a quote
+_ITEM_VALUE.update(
+    (
+        opening,
+        re.compile(
+            f"[^{opening}{closing}\\r\\n]++(?=[{closing}])"
+            + r"""|(?:[^\s"'\\"""
+            + _ANY_QUOTE
+            + "]++|"
+            + _ESCAPES_NO_QUOTE
+            + ")++"
+        ),
+    )
+    for opening, closing in _QUOTE_PAIRS.items()
+)
 _FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|""" + _ESCAPES_NO_QUOTE + ")++")  # to , ] }
 _FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}+(?![\w.=-])")  # not a value
 # after a flag that hides its value, another (`--token --password x`) is a flag of its own
@@ -826,6 +894,8 @@ def _passes(text: str) -> str:
         text = _yaml_entries(text)  # (so too)
     if "{" in text and _names_a_secret_entry(text, _FLOW_KEY, _flow_secret_name):
         text = _flow_entries(text)  # (so too)
+    if _ANY_CASE_VALUE.search(text) and _names_a_secret_entry(text, _PAIR_KEY, _pair_secret_name):
+        text = _pair_entries(text)  # (so too)
     held: list[str] = []
     if '"' in text and "\0" not in text:  # (NUL marks where the strings held out were)
         text, held = _held_strings(text)
@@ -853,7 +923,7 @@ def _passes(text: str) -> str:
         text = _curl_passwords(text, held)
     if "password" in text or "passwd" in text:
         text = _NETRC.sub(rf"\1{REDACTED}", text)
-    if "=" in text or ":" in text or "：" in text or "＝" in text or ">" in text or "→" in text:
+    if any(separator in text for separator in _ASSIGNING):
         if text is not lowered_from:
             lowered_from, lowered = text, text.lower()
         if _SECRET_NAME.search(_reduced(lowered)):
@@ -861,9 +931,12 @@ def _passes(text: str) -> str:
     other_dashes = "\\u" in text or not text.isascii()  # a dash written other than `-`
     if "-" in text or other_dashes:
         text = _hidden_values(text, _FLAG_WORD)
-        if '"-' in text or "'-" in text or other_dashes:
+        if '"-' in text or "'-" in text or other_dashes or "\x1b[" in text:
             text = _hidden_values(text, _FLAG_ITEM)
     return _restored(text, held) if held else text
+
+
+_ASSIGNING = ("=", ":", "：", "＝", ">", "→", "|")  # what sets a name apart from its value
 
 
 def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
@@ -882,11 +955,9 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         if (flag.start() < done and flag.start("flag") != either) or not _hides_value(name, word):
             continue
         if word and flag.group("cell"):  # `| --password | X |`: the next cell, one word
-            before = text[max(0, flag.start() - 9) : flag.start()].rstrip(" \t")
-            value = _TABLE_VALUE.match(text, flag.end()) if before.endswith("|") else None
-            if value is not None:
+            if (end := _cell_value_end(text, flag.start(), flag.end())) is not None:
                 parts += [text[done : flag.end()], REDACTED]
-                done = _codes_start(text, flag.end(), value.end())
+                done = end
             continue  # (a cell of words says what the flag does; a shell's `|` is no value)
         if flag.groupdict().get("bare"):
             quote = flag.group("q")  # the value made a string, quoted as the flag is
@@ -937,6 +1008,17 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
 # end; a cell of words is what the flag does, in a documentation table
 _TABLE_VALUE = re.compile(r"(?:[^|\s\\]|\\[^\r\n])++(?=" + _SP + r"*+(?:\||\r?\n|\Z))")
 _TERMINAL_CODE_WHOLE = re.compile(_TERMINAL_CODE)
+
+
+def _cell_value_end(text: str, name_at: int, start: int) -> int | None:
+    """Where the value in a table's cell opening at `start` ends (less the codes ending it),
+    after a flag's or a name's cell opening at `name_at` (`| --password | X |`, `| password
+    | X |`); None if that is no cell (a shell's `|`) or holds no one word (a cell of words
+    says what the flag or the name is, in a documentation table)."""
+    if not text[max(0, name_at - 9) : name_at].rstrip(" \t").endswith("|"):
+        return None
+    value = _TABLE_VALUE.match(text, start)
+    return None if value is None else _codes_start(text, start, value.end())
 
 
 def _codes_start(text: str, start: int, end: int) -> int:
@@ -1073,6 +1155,21 @@ def _redact_assignments(text: str) -> str:
             continue
         start = name.end()
         separator = name.group(2)
+        if name.group("element") or name.group("cell"):
+            if name.group("cell"):  # `| password | X |`: the next cell, one word
+                end = _cell_value_end(text, name.start(), start)
+            else:  # `<password>X</password>`: the element's text (a `>` alone is no separator)
+                start = name.end("element")
+                found = (
+                    _ELEMENT_TEXT.match(text, start)
+                    if text[name.start() - 1 : name.start()] == "<"
+                    else None
+                )
+                end = None if found is None else found.end()
+            if end is not None:
+                parts += (text[done:start], REDACTED)
+                done = end
+            continue
         if text.startswith("$'", start) and _closes_on_its_line(text, start + 2, "'"):
             start += 1  # a shell's `$'...'` quoting, closed on its line: `$` stays
         opening = text[start : start + 1]
@@ -1103,9 +1200,10 @@ def _redact_assignments(text: str) -> str:
             closed = quote if whole else ""
         elif value := _STRING_VALUE.match(text, start):
             quote = text[start : start + 2] if opening == "\\" else opening
-            if value.end() - start == len(quote) or value.group() == quote * 2:
+            closed = value.group(value.lastindex) if value.lastindex is not None else ""
+            if value.end() - start == len(quote) + len(closed):
                 continue  # no value, or an empty one (as `redact` keeps "")
-            end, closed = value.end(), quote if value.lastindex is not None else ""
+            end = value.end()
         elif value := _BARE_VALUE.match(text, start):
             if value.group() in _NO_VALUE:
                 continue
@@ -1121,6 +1219,9 @@ def _redact_assignments(text: str) -> str:
 
 
 _NO_VALUE = frozenset({"null", "None"})
+# an XML element's text, to its closing tag (`</`), or cut off, one word to the end of text
+# (not a placeholder, `login <password> [--verbose]`)
+_ELEMENT_TEXT = re.compile(r"[^<]++(?=</)|[^<\s]++\Z")
 _CLOSES_STRING = re.compile(r"\s*+[,}\]:]")  # what follows a quote that ends a JSON string
 
 
@@ -1607,6 +1708,82 @@ def _end_flow_value(
 
 
 _SPACES = re.compile(r"\s*+")
+
+# Pairs on one line outside a mapping's brackets (`name=DB_PASSWORD value=X` in a log, a
+# pydantic model's or a dataclass's repr, an XML element's attributes, AWS's shorthand
+# `Key=password,Value=X`, a JSON fragment `"name": "DB_PASSWORD", "value": "X"`): a key, not
+# glued to a word before it, and its separator (`=`, `:`, `=>`, not `==`)
+_PAIR_KEY = re.compile(
+    r"(?<![\w.-])(?P<quote>[\"']?+)(?P<key>[A-Za-z_]{3,15}+)(?P=quote)"
+    r"[ \t]*+(?:=>|[:=](?!=))[ \t]*+"
+)
+_ANY_CASE_VALUE = re.compile("[vV][aA][lL][uU][eE]")  # in every value key of `_ENTRY_KEYS`
+_PAIR_WORD = re.compile(r"[^\s\"',;&<>(){}\[\]]++")  # a value not quoted: to what ends a pair
+# between two pairs, what ends an entry: a line's end, a statement's, a bracket, a tag
+_PAIR_BREAK = re.compile(r"[\n;(){}<]|(?<![=-])>")
+
+
+def _pair_value(
+    text: str, start: int, quoted_key: bool, structures: _StructuresOf
+) -> tuple[str | None, int, str | None]:
+    """A pair's value at `start`: what it holds (None for a list or a mapping), where it
+    ends, and how it is shown hidden (None: nothing to hide, empty or null)."""
+    opening = text[start : start + 1]
+    as_string = '"' + REDACTED + '"' if quoted_key else REDACTED  # (JSON stays JSON)
+    if opening == '"' or opening == "'":
+        string = _FLOW_TOKEN.match(text, start)
+        assert string is not None  # (matches its opening quote at least)
+        closing = opening if string.lastindex is not None else ""
+        held = text[start + 1 : string.end() - len(closing)]
+        return held, string.end(), (opening + REDACTED + closing) if held else None
+    if opening == "[" or opening == "{":
+        end, _ = structures[False].end(start)
+        return None, end, as_string
+    word = _PAIR_WORD.match(text, start)
+    if word is None:
+        return "", start, None
+    held = word.group()
+    return held, word.end(), None if held in _FLOW_NULL else as_string
+
+
+def _pair_secret_name(found: re.Match[str]) -> bool:
+    """`_names_a_secret_entry`'s test of a pair's name key, as `_pair_entries` reads it."""
+    text = found.string
+    if text.startswith(("[", "{"), found.end()):
+        return False  # a list or a mapping names nothing
+    name, _, _ = _pair_value(text, found.end(), False, _StructuresOf(text))
+    return name is not None and _secret_setting(name)
+
+
+def _pair_entries(text: str) -> str:
+    """Each name/value entry written as pairs on one line outside a mapping's brackets
+    (`_PAIR_KEY`: `name=DB_PASSWORD value=X`, `<param name="password" value="X"/>`), in
+    either order, other pairs between, whose name names a secret: its value hidden as
+    `redact` hides it in the data (`_ENTRY_KEYS`, `_secret_setting`). An entry ends where
+    a key of the same role comes again (`name=A value=1 name=B value=2` is two) or at what
+    `_PAIR_BREAK` finds between two pairs. Each pair's value is read once."""
+    hidden: list[tuple[int, int, str]] = []
+    values: list[tuple[int, int, str]] = []  # the entry's, while no name names a secret
+    named = False
+    roles: set[bool] = set()
+    structures = _StructuresOf(text)
+    last_end = 0  # where the last entry's pair ends
+    for found in _PAIR_KEY.finditer(text):
+        role = _ENTRY_KEYS.get(found.group("key"))
+        if role is None or found.start() < last_end:
+            continue  # another key, or one within the value read last
+        if role in roles or _PAIR_BREAK.search(text, last_end, found.start()):
+            named, roles, values = False, set(), []
+        roles.add(role)
+        start = found.end()
+        held, last_end, shown = _pair_value(text, start, bool(found.group("quote")), structures)
+        if role:
+            if not named and held is not None and _secret_setting(held):
+                named = True
+                hidden += values
+        elif shown is not None:
+            (hidden if named else values).append((start, last_end, shown))
+    return _with_hidden(text, hidden)
 
 
 def _indent_end(text: str, at: int) -> int:
