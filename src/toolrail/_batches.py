@@ -192,7 +192,8 @@ class BackgroundBatches(Generic[T]):
             return
         try:
             self._handle(batch)
-        except Exception:
+        except BaseException:  # of any kind (a `SystemExit` from a value's code): the
+            # thread lives on, for the items after these and the flushes waiting for them
             log.exception("a background batch failed", thread=self._name, items=len(batch))
         self._handled_at = time.monotonic()
 

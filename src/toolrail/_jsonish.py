@@ -40,7 +40,7 @@ def _fallback(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _fields(value)
     if isinstance(value, Set):
-        return sorted(value, key=repr)
+        return sorted(value, key=_repr)
     if isinstance(value, Mapping):
         return dict(value)
     if isinstance(value, bytes | bytearray):
@@ -142,3 +142,40 @@ def to_json_value(value: object) -> Any:
     if value is None or type(value) in (str, bool):
         return value  # already JSON data: skip the round trip
     return orjson.loads(dumps(value))
+
+
+_SETTLED = frozenset({str, int, float, bool, type(None), bytes})
+"""Types whose values cannot change."""
+
+
+def as_it_is(value: object) -> object:
+    """`value` as it is now, for a record a writer thread makes later (the call log's, the
+    span sink's): itself if it cannot change (text, a number, None), else its JSON data now
+    (`to_json_value`, what the record makes of it anyway). What a tool or a caller changes
+    after the call returned then changes nothing recorded. A value whose conversion raises
+    anything (its own code: a `repr` ending its thread) is its type's name."""
+    if type(value) in _SETTLED:
+        return value
+    try:
+        return to_json_value(value)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return f"<{type(value).__name__} (unrepresentable)>"
+
+
+def arguments_as_they_are(raw: object, depth: int = 0) -> Any:
+    """A call's arguments as they are now (`as_it_is`), JSON text as it is. Data is copied,
+    its dicts and lists anew, keeping its text as it is: a declared secret's `Masked`
+    value, read by the writer to find what the arguments hide, stays one."""
+    kind = type(raw)
+    if kind in _SETTLED or isinstance(raw, str):
+        return raw
+    if depth < _MAX_DEPTH:
+        if kind is dict:
+            items = cast("dict[object, object]", raw).items()
+            return {key: arguments_as_they_are(item, depth + 1) for key, item in items}
+        if kind is list or kind is tuple:
+            items_ = cast("list[object]", raw)
+            return [arguments_as_they_are(item, depth + 1) for item in items_]
+    return as_it_is(raw)

@@ -79,10 +79,11 @@ from returns.result import Success
 
 from toolrail._batches import BackgroundBatches, flush_at_exit_first
 from toolrail._diagnostics import get_logger
-from toolrail._jsonish import to_json_value
+from toolrail._jsonish import arguments_as_they_are, as_it_is, to_json_value
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import InvalidArguments, ToolError
+from toolrail.core.hidden import hidden_texts
 from toolrail.core.redact import cut, redact, redact_text, shown_name
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
 from toolrail.recording.eventjson import (
@@ -159,6 +160,11 @@ sampler, no result made), whether it is recorded, when it started (ns), and the 
 current for it with the token that detaches it. A tuple: made once per call, on its path."""
 
 
+_Output = tuple[object, RawArguments, RawArguments]
+"""A successful call's output, its arguments and the model's own (a person edited them),
+each as it was when the call ended: what the span's result shows, and what it hides."""
+
+
 class _Record(NamedTuple):
     """What the writer builds a span from, taken from the call's events on its path: not
     the events, which keep the call's context, reporter, outcome and call alive while the
@@ -175,10 +181,10 @@ class _Record(NamedTuple):
     agent: str
     attempts: int
     arguments: tuple[RawArguments] | None
-    """With content recorded (`record_content`), of a call that started: its arguments."""
-    outcome: ToolOutcome | None
-    """With content recorded, of a call that succeeded: its outcome (what its output hides
-    is read from its arguments)."""
+    """With content recorded (`record_content`), of a call that started: its arguments as
+    they were when it ended (`arguments_as_they_are`: a caller may change its own dict)."""
+    output: _Output | None
+    """With content recorded, of a call that succeeded: its output (`_output_now`)."""
     parent: otel_context.Context
     span: trace.SpanContext
     """The ids the tool body saw."""
@@ -320,8 +326,10 @@ class OtelSink:
             ctx.conversation_id,
             ctx.agent,
             outcome.attempts,
-            (opened.arguments,) if content and isinstance(opened, ToolStarted) else None,
-            outcome if content and type(outcome.result) is Success else None,
+            (arguments_as_they_are(opened.arguments),)
+            if content and isinstance(opened, ToolStarted)
+            else None,
+            _output_now(outcome) if content and type(outcome.result) is Success else None,
             parent,
             span.get_span_context(),
             sampling,
@@ -489,8 +497,8 @@ class OtelSink:
                 _add_content(attributes, _ARGUMENTS, arguments_data, record.arguments[0])
             if error is not None:
                 attributes["error.type"] = error.kind
-            elif record.outcome is not None:
-                _add_content(attributes, _RESULT, _output, record.outcome)
+            elif record.output is not None:
+                _add_content(attributes, _RESULT, _output_data, record.output)
             attributes["toolrail.attempts"] = record.attempts
             if reports is not None and reports.dropped:
                 attributes[_DROPPED] = reports.dropped
@@ -502,7 +510,10 @@ class OtelSink:
                 message = _status(error, self.record_content)
                 span.set_status(trace.Status(trace.StatusCode.ERROR, message))
             span.end(end_time=record.end)
-        except Exception as failure:  # a span processor that raises: the span is lost, not more
+        except KeyboardInterrupt:
+            raise
+        except BaseException as failure:  # a span processor raising anything: the span is
+            # lost, not the batch's others, nor the writer thread
             log.warning(
                 "could not build a tool span",
                 tool=record.tool,
@@ -727,6 +738,22 @@ def _output(outcome: ToolOutcome) -> object:
     """A successful call's output as JSON data, without what its arguments hide (the log's
     own way, `hidden_of`)."""
     return hidden_of(outcome).without_in(to_json_value(outcome.result.unwrap()))
+
+
+def _output_now(outcome: ToolOutcome) -> _Output:
+    """`_output`'s parts as they are now (on the call path), for the writer to make it from."""
+    asked = outcome.metadata.get("asked_arguments")
+    return (
+        as_it_is(outcome.result.unwrap()),
+        arguments_as_they_are(outcome.call.arguments),
+        arguments_as_they_are(asked),
+    )
+
+
+def _output_data(output: _Output) -> object:
+    """`_output`, made from its parts as they were (`_output_now`)."""
+    value, arguments, asked = output
+    return hidden_texts(arguments, asked).without_in(to_json_value(value))
 
 
 def _add_content(

@@ -1,8 +1,10 @@
 """`JsonlCallLog`: one JSON line per finished call, in `tool-calls-YYYY-MM-DD.jsonl` (UTC).
 
 Each line is valid against `schemas/tool-call-log-entry.schema.json`. Recording is off the
-call path: the sink only queues the finished call's parts; a writer thread builds, redacts
-and serialises the records once calls pause (2 ms with none ending; at most 20 ms after
+call path: the sink only queues the finished call's parts, as they are when it ends (an
+output, arguments or metadata that could still change is made JSON data then: a caller or
+tool changing it later changes nothing recorded); a writer thread builds, redacts and
+serialises the records once calls pause (2 ms with none ending; at most 20 ms after
 the first) and appends them in batches, each batch with one `write(2)` under an exclusive
 `flock`, so threads, tasks and separate processes appending to the same file never
 interleave, and a lock held by another process never stalls the event loop. If a write
@@ -35,7 +37,7 @@ from returns.result import Failure, Result, Success
 
 from toolrail._batches import BackgroundBatches
 from toolrail._diagnostics import get_logger
-from toolrail._jsonish import json_safe, to_json_value
+from toolrail._jsonish import arguments_as_they_are, as_it_is, json_safe, to_json_value
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import ToolError
 from toolrail.core.hidden import NOTHING, hidden_in, hidden_texts, read_arguments
@@ -60,7 +62,9 @@ class _Ended(NamedTuple):
     queue holds these values, not the event: an event keeps its call's context, progress
     reporter, outcome and call alive, and a queue of those (the writer behind a burst)
     reaches the garbage collector's oldest generation, whose full collections walk the
-    whole heap. A queued call keeps one tuple (and its own arguments and output)."""
+    whole heap. A queued call keeps one tuple, and its arguments, output and metadata as
+    they were when it ended (`as_it_is`): a caller changing its arguments dict, a tool its
+    output, after the call returned, changes nothing the line shows or hides."""
 
     day: date
     """The UTC day of the file the line goes to."""
@@ -72,8 +76,10 @@ class _Ended(NamedTuple):
     error: ToolError | None
     """None: the call succeeded, with `output`."""
     output: object
+    output_type: str
     arguments: RawArguments
-    metadata: Mapping[str, object]
+    metadata: Mapping[str, object] | None
+    """What the tool attached (`ctx.attach`) and a person's edits (`asked_arguments`)."""
     duration_ms: float
     attempts: int
     request_id: str | None
@@ -95,6 +101,7 @@ def _ended(event: ToolCompleted | ToolFailed, day: date) -> _Ended:
         if isinstance(event, ToolFailed)
         else (None, outcome.result.value_or(None))
     )
+    attached = outcome.metadata
     parts = (
         day,
         event.at,
@@ -103,9 +110,11 @@ def _ended(event: ToolCompleted | ToolFailed, day: date) -> _Ended:
         event.tool,
         event.source,
         error,
-        output,
-        outcome.call.arguments,
-        outcome.metadata,
+        as_it_is(output),
+        type(output).__name__,
+        arguments_as_they_are(outcome.call.arguments),
+        # the executor's own `source` alone, or all of it as it is now
+        None if len(attached) == 1 and "source" in attached else _metadata(attached),
         outcome.duration_ms,
         outcome.attempts,
         ctx.request_id,
@@ -120,12 +129,23 @@ def _ended(event: ToolCompleted | ToolFailed, day: date) -> _Ended:
     return ended
 
 
+def _metadata(attached: Mapping[str, object]) -> dict[str, object]:
+    """A call's metadata as it is now (`as_it_is`), a person's edit of its arguments as
+    arguments are (`arguments_as_they_are`), without the `source` every line has."""
+    return {
+        key: arguments_as_they_are(value) if key == "asked_arguments" else as_it_is(value)
+        for key, value in attached.items()
+        if key != "source"
+    }
+
+
 class JsonlCallLog:
     """A sink that records every finished call; `directory` defaults to `logs/`.
 
-    `durable`: write each call's line before the call returns (on the call path, about
-    25 µs a call, and a lock held by another process holds the call), so `kill -9` loses no
-    finished call; by default lines are written off the call path (see the module)."""
+    `durable`: write each call's line before the call returns (on the call path: about
+    25 µs for a small call, up to a millisecond for a 16 KB output, and a lock held by
+    another process holds the call), so `kill -9` loses no finished call; by default lines
+    are written off the call path (see the module)."""
 
     def __init__(
         self,
@@ -214,18 +234,27 @@ class JsonlCallLog:
         or, `durable`, on the call's)."""
         lines: dict[date, bytearray] = {}
         for ended in batch:
+            try:
+                line = _line(self._record(ended))
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # not even its minimal line (an id that is not text)
+                log.exception("call log line could not be built, left out")
+                continue  # the batch's other lines are written
             day = lines.get(ended.day)
             if day is None:
                 day = lines[ended.day] = bytearray()
             # appended at once, not kept in a list to join: orjson's next buffer then
             # reuses this one's memory (a list of 200 lines made each dumps 8x slower)
-            day += _line(self._record(ended))
+            day += line
         self._append(lines)
 
     def _record(self, ended: _Ended) -> Mapping[str, Any]:
         try:
             return self._entry(ended)
-        except Exception as error:  # what a tool returned defeated the record: keep the call
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # what a tool made defeated the record: keep the call
             return self._minimal(ended, error)
 
     def _append(self, lines: Mapping[date, bytearray]) -> None:
@@ -261,27 +290,21 @@ class JsonlCallLog:
         record["args"] = self._clean(to_json_value(arguments), self.max_args_bytes)
         # the tool's words about its call (its output, what it attached) may quote what
         # the call's arguments hide; the executor took it out of the error already
-        attached = ended.metadata
-        asked = attached.get("asked_arguments")  # a person's edit: the model's own
+        metadata = ended.metadata
+        asked = metadata.get("asked_arguments") if metadata else None  # the model's own
         hidden = hidden_in(arguments) | hidden_texts(asked) if self.redact_secrets else NOTHING
-        metadata = (
-            {k: v for k, v in attached.items() if k != "source"}
-            if len(attached) > 1 or "source" not in attached
-            else None
-        )
         if metadata:  # what the tool attached (ctx.attach), and a person's edits
             metadata_data = hidden.without_in(to_json_value(metadata))
             record["metadata"] = self._clean(metadata_data, self.max_output_bytes)
         if ended.error is not None:
             record["error"] = self._error(ended.error)
         else:
-            output = ended.output
-            record["output_type"] = type(output).__name__
-            output_data = hidden.without_in(to_json_value(output))
+            record["output_type"] = ended.output_type
+            output_data = hidden.without_in(to_json_value(ended.output))
             record["output"] = self._clean(output_data, self.max_output_bytes)
         return record
 
-    def _minimal(self, ended: _Ended, error: Exception) -> dict[str, Any]:
+    def _minimal(self, ended: _Ended, error: BaseException) -> dict[str, Any]:
         """The fields every line has, when the full record could not be built."""
         record = _common(ended)
         record["record_error"] = f"{type(error).__name__}: the full record could not be built"
