@@ -18,6 +18,8 @@ from toolrail import (
     ToolCall,
     ToolError,
     ToolEvent,
+    ToolFailed,
+    ToolHealthChanged,
     ToolRegistry,
     tool,
 )
@@ -83,3 +85,30 @@ def test_executors_let_go_leave_no_listeners_behind() -> None:
     for _ in range(2000):
         Executor(registry, resilience=shared)
     assert len(shared._listeners) <= 32
+
+
+async def test_a_sink_given_to_executors_sharing_a_resilience_hears_each_change_once() -> None:
+    """A router's executor and an agent loop's, sharing circuits and one call log: the log
+    hears the circuit open once, after the finished event of the call that opened it (the
+    executor that ran it tells it); each executor's own sinks hear it too."""
+    shared = Resilience()
+    log: list[ToolEvent] = []
+    first_own: list[ToolEvent] = []
+    second_own: list[ToolEvent] = []
+    registry = ToolRegistry([flaky])
+    first = Executor(registry, resilience=shared, sinks=[log.append, first_own.append])
+    second = Executor(registry, resilience=shared, sinks=[second_own.append, log.append])
+    for _ in range(5):
+        await second.run(ToolCall(name="flaky"), ExecutionContext())
+
+    assert _states(log) == ["open"]
+    assert _states(first_own) == ["open"]
+    assert _states(second_own) == ["open"]
+    health = [event for event in log if isinstance(event, ToolHealthChanged)]
+    assert [event.status for event in health] == ["failing"]
+    opened = next(i for i, event in enumerate(log) if isinstance(event, CircuitStateChanged))
+    assert isinstance(log[opened - 1], ToolFailed)  # the call that opened it, first
+
+    for _ in range(3):  # the first executor's calls are refused now: no change, no news
+        await first.run(ToolCall(name="flaky"), ExecutionContext())
+    assert _states(log) == ["open"]

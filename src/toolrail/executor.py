@@ -37,6 +37,7 @@ import contextlib
 import re
 import threading
 import time
+import types
 import uuid
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -141,7 +142,7 @@ class Executor:
         self._own_run = type(self.resilience).run is not Resilience.run
         # while a call's verdict is recorded, what it changes waits for its finished event
         self._holding = False
-        self._held: list[ToolEvent] = []
+        self._held: list[_Change] = []
         self.max_output_chars = max_output_chars
         self.output_caps = dict(output_caps or {})
         self.spill_dir = None if spill_dir is None else Path(spill_dir)
@@ -356,7 +357,7 @@ class Executor:
         attached: Mapping[str, object] | None = None
         progress: _Progress | None = None
         recorded = call  # the call as its records hold it (`_recorded`), worked out once
-        changed: Sequence[ToolEvent] = ()  # circuits and health the call changed, told after it
+        changed: Sequence[_Change] = ()  # circuits and health the call changed, told after it
         if self.sinks.sinks or ctx.on_progress is not None:
             progress = _Progress(self.sinks, call, self._progress_after(ctx))
             ctx = ctx.for_call(call.id, progress)
@@ -556,20 +557,39 @@ class Executor:
         return Success(await run_sync(cap_output, output, cap, spill))
 
     def _circuit_changed(self, breaker: str, state: State) -> None:
-        self._tell_changes((CircuitStateChanged(breaker=breaker, state=state),))
+        self._tell_changes(((CircuitStateChanged(breaker=breaker, state=state), self._tells()),))
 
     def _health_changed(self, health: Health) -> None:
-        self._tell_changes((ToolHealthChanged(tool=health.tool, health=health),))
+        self._tell_changes(((ToolHealthChanged(tool=health.tool, health=health), self._tells()),))
 
-    def _tell_changes(self, changes: Sequence[ToolEvent]) -> None:
+    def _tell_changes(self, changes: Sequence[_Change]) -> None:
         """Emit changes of circuits and health; those a call's verdict makes wait for its
         finished event (a log reads the failure, then what it changed). A `Resilience`
         subclass with its own `run` records verdicts where the executor cannot hold them."""
         if self._holding:
             self._held += changes
             return
-        for change in changes:
-            self.sinks.emit(change)
+        for change, sinks in changes:
+            self.sinks.emit(change, sinks)
+
+    def _tells(self) -> tuple[Sink, ...]:
+        """Which of our sinks we tell of a change of the circuits and health we share: those
+        no other executor sharing them tells. A sink given to several hears each change
+        once, from the executor whose call made it (after that call's finished event), or
+        else from the first of them listening."""
+        sinks = self.sinks.sinks
+        sharing = [
+            executor
+            for listener in self.resilience.listeners()
+            if isinstance(executor := getattr(listener, "__self__", None), Executor)
+        ]
+        if len(sharing) < 2:
+            return sinks
+        # the executor running the call that made the change holds it until the call ends
+        tellers = sorted(sharing, key=lambda executor: not executor._holding)  # stable
+        return tuple(
+            sink for sink in sinks if next(one for one in tellers if _holds(one, sink)) is self
+        )
 
     def _finish(
         self,
@@ -625,6 +645,21 @@ class Executor:
                     )
                 )
         return outcome
+
+
+_Change = tuple[ToolEvent, tuple[Sink, ...]]
+"""A change of circuits or health, and which of an executor's sinks it tells (`_tells`)."""
+
+
+def _holds(executor: Executor, sink: Sink) -> bool:
+    """Whether `executor` has `sink`: the same object, or the same object's method (each
+    `log.append` read is a method object of its own)."""
+    return any(
+        one is sink or (type(one) in _METHODS and one == sink) for one in executor.sinks.sinks
+    )
+
+
+_METHODS = (types.MethodType, types.BuiltinMethodType)
 
 
 def _quiet(

@@ -251,6 +251,10 @@ class Listeners(Generic[L]):
             if told is not None:  # else its owner is gone
                 _tell(told, *change)
 
+    def alive(self) -> list[L]:
+        """The listeners still alive, in the order they were added."""
+        return [told for one in self._held if (told := one()) is not None]
+
     def __len__(self) -> int:
         return len(self._held)
 
@@ -536,6 +540,10 @@ class Resilience:
         sharing this `Resilience` tells its own sinks. A bound method is held weakly (it
         does not keep its object alive); any other callable, for as long as this lives."""
         self._listeners.add(listener)
+
+    def listeners(self) -> list[BreakerListener]:
+        """Those listening still (`listen`), in the order they began."""
+        return self._listeners.alive()
 
     async def run(
         self,

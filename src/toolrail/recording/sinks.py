@@ -20,8 +20,9 @@ class Fanout:
         self.timeout_s = timeout_s
         self._pending: set[asyncio.Task[None]] = set()
 
-    def emit(self, event: ToolEvent) -> None:
-        for sink in self.sinks:
+    def emit(self, event: ToolEvent, sinks: Iterable[Sink] | None = None) -> None:
+        """Send `event` to every sink (or to those of them in `sinks`)."""
+        for sink in self.sinks if sinks is None else sinks:
             try:
                 returned = sink(event)
             except KeyboardInterrupt:
