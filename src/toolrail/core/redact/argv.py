@@ -1,0 +1,104 @@
+"""An argv's policy: which items a secret flag, a pair or curl's user flag hides."""
+
+from __future__ import annotations
+
+import re
+
+from toolrail.core.redact.curl import _curl_user_flag, _is_curl, _user_kept
+from toolrail.core.redact.markers import REDACTED
+from toolrail.core.redact.names import _DASHES, hides_next, is_secret_key
+
+
+def _argv_shown(
+    items: list[object] | tuple[object, ...], *, in_text: bool = False
+) -> dict[int, str]:
+    """The items of an argv its policy shows other than as `redact` shows each alone, by
+    their place, and what it shows instead: the value after a secret-named flag, curl's
+    `user:password` as `user:[REDACTED]`, `mysql -p[REDACTED]`.
+
+    `in_text`: an argv written in text as a list of lines (`_yaml_argv`), which may be a
+    list in prose too: a flag hides its value only if it is one word (`- --password: the
+    one to use` says what a flag does) and, but for `mysql` and `sshpass`, not `-p` (a
+    port more often), and an item that is a flag is never a value (a list of flags), as
+    in a flow list (`_flow_item`)."""
+    shown: dict[int, str] = {}
+    hide_next = False
+    # the program, named by `str(argv[0])`; never a container's text, which can nest past
+    # the recursion limit
+    first = items[0] if items else ""
+    program = "" if isinstance(first, list | tuple | dict) else str(first).rsplit("/", 1)[-1]
+    glued_p = program in _GLUED_P_PROGRAMS
+    curl = _is_curl(program)  # and from the item naming it on (`["sudo", "curl", ...]`)
+    user_next = False  # curl's user flag came last: its value is `user:password`
+    for at, item in enumerate(items):
+        if glued_p and isinstance(item, str) and item.startswith("-p") and len(item) > 2:
+            shown[at] = f"-p{REDACTED}"  # `mysql -phunter22`
+            continue
+        if user_next and isinstance(item, str) and ":" not in item and not _hiding_flag(item):
+            hide_next = user_next = False  # `-u me`: the user alone, shown as text
+            continue
+        glued = _curl_user_flag(item) if curl and isinstance(item, str) else None
+        if glued and isinstance(item, str) and ":" in glued:  # `-uuser:pw`, `-u me:p w`
+            shown[at] = item[: len(item) - len(glued)] + _user_kept(glued)
+            hide_next = user_next = False
+            continue
+        hiding = _hiding_flag(item)
+        flag = hiding and _one_word(item)  # `-x: y` is a value
+        if in_text:
+            hiding = flag and (glued_p or str(item).lstrip(_DASHES) != "p")
+        # after a hiding flag its value, unless this is a flag of its own with a value of
+        # its own (`--no-auth-warning --pass x`; `_OWN_VALUE`: an item after it, not a flag)
+        if hide_next and not (flag and _valued(items, at)) and not (in_text and _flag_like(item)):
+            # `-u user:pw`: the user stays
+            shown[at] = _user_kept(item) if curl and isinstance(item, str) else REDACTED
+            hide_next = flag  # the value, or a flag whose value starts with a dash: both go
+            user_next = False
+            continue
+        user_next = glued == ""
+        hide_next = hiding or user_next
+        curl = curl or _is_curl(item)
+    return shown
+
+
+def _flag_like(item: object) -> bool:
+    """Whether an argv item is a flag, one word after its dashes (`--verbose`, `-v`)."""
+    return isinstance(item, str) and item.startswith(_FLAG_OPENINGS) and _one_word(item)
+
+
+def _hiding_flag(item: object) -> bool:
+    """Whether an argv item is a flag whose value, the next item, is a secret."""
+    return (
+        isinstance(item, str)
+        and item.startswith(_FLAG_OPENINGS)
+        and "=" not in item
+        and hides_next(item)
+    )
+
+
+def _valued(items: list[object] | tuple[object, ...], at: int) -> bool:
+    """Whether an item follows `items[at]` that is not a flag: its value (`_OWN_VALUE`)."""
+    if at + 1 >= len(items):
+        return False
+    following = items[at + 1]
+    return not (isinstance(following, str) and following.startswith(_FLAG_OPENINGS))
+
+
+def _one_word(flag: object) -> bool:
+    """Whether a flag is one word after its dashes: `-x y: z` is a value, not a flag."""
+    return isinstance(flag, str) and _FLAG_NAME.fullmatch(flag.lstrip(_DASHES)) is not None
+
+
+_FLAG_OPENINGS = tuple(_DASHES)
+_FLAG_NAME = re.compile(r"[A-Za-z][\w.-]{0,63}")
+
+
+def _secret_pair(items: list[object] | tuple[object, ...]) -> bool:
+    """`["Authorization", "..."]`, `("password", "...")`: a header or a setting as a pair."""
+    if len(items) != 2 or not isinstance(items[0], str) or items[1] in (None, ""):
+        return False
+    return not items[0].startswith("-") and is_secret_key(items[0])
+
+
+_GLUED_P_PROGRAMS = frozenset(
+    {"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mariadb", "sshpass"}
+)

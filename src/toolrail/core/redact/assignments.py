@@ -1,0 +1,178 @@
+"""`name = value` in text wherever `is_secret_key(name)` holds, in any separator's
+spelling, the value read whole (a string, a list or an object, a YAML value below)."""
+
+from __future__ import annotations
+
+import re
+
+from toolrail.core.redact.flags import _cell_value_end
+from toolrail.core.redact.markers import REDACTED
+from toolrail.core.redact.names import is_secret_key
+from toolrail.core.redact.quotes import _closes_on_its_line, _ends_a_string, _QuotesBefore
+from toolrail.core.redact.reading import (
+    _ESCAPES_NO_QUOTE,
+    _QUOTE_PAIRS,
+    _SP,
+    _SP_OR_CODE,
+    _TERMINAL_CODE,
+    _codes_start,
+    _indent_end,
+)
+from toolrail.core.redact.structures import _ESCAPED_OPENING, _StructuresOf
+
+# `name = value` in text, where the name is a whole run of name characters (never a piece
+# of one) that `is_secret_key` calls secret: the same notion of a secret name, in any
+# spelling, for text as for mapping keys. The name is matched alone, so a value is only
+# consumed when it is replaced (`url=https://x?token=...` still finds `token=`).
+# The separator is `=`, `:`, `:=`, Ruby's `=>`, an arrow (`->`, `→`), or a full-width `：`
+# or `＝`, with any spaces around it (columns aligned far apart too); or, read as one, the
+# `>` closing an XML element's tag (`<password>X</password>`: `_ELEMENT_TEXT`) and a table's
+# bar between a name's cell and the next (`| password | X |`: `_TABLE_VALUE`).
+_NAME_ASSIGNED = re.compile(  # (after a colour, `\x1b[1mpin:`, the name is the code's rest)
+    r"(?<![A-Za-z0-9_.-])(?:(?<=\x1b\[)[0-?]{0,64}+[ -/]{0,4}+[@-~])?([A-Za-z0-9_.-]{1,128})"
+    r"(\\?[\"']?"
+    + _SP_OR_CODE
+    + r"{0,32}+(?:[=-]>|→|[:=：＝]=?|(?P<element>(?<!-)>)|(?P<cell>\|))"
+    + _SP_OR_CODE
+    + r"{0,32}+)"
+)
+# The value after a secret name. A string is read with its escapes, so an escaped quote
+# does not end it: `"..."`, `'...'`, and `\"...\"` inside JSON text held in a JSON string
+# (where `\\` escapes the next escape). A list or an object is taken to its matching
+# bracket (`_Structures`). Anything else runs to a separator. Each alternative starts
+# with a different character and no repeat can match what its neighbour does: linear.
+_STRING_VALUE = re.compile(
+    r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(\\")?'
+    r'|"(?:[^"\\\n]++|\\[^\n])*+(")?'
+    r"|'(?:[^'\\\n]++|\\[^\n])*+(')?"
+    # to its closing quote, or cut off, to the line's end (or another opening: read once)
+    + "".join(f"|{o}[^{o}{c}\\n]*+([{c}])?" for o, c in _QUOTE_PAIRS.items())
+)
+_BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see `_VALUE_WORD`)
+    # (a terminal code whole: `x\x1b[0m`, its `[` no bracket; `_codes_start` gives it back)
+    r"(?:[^\s\"'&,;}\[\]\\\x1b]|" + _TERMINAL_CODE + r"|\x1b|" + _ESCAPES_NO_QUOTE + "){1,65536}"
+)
+
+
+_ASSIGNING = ("=", ":", "：", "＝", ">", "→", "|")  # what sets a name apart from its value
+
+
+def _redact_assignments(text: str) -> str:
+    """`secret_name = value` with the value replaced whole, its quotes kept. In JSON text
+    (the name quoted) a number, a list or an object is replaced by a string, so the text
+    stays JSON; `null` stays, as `redact` keeps None."""
+    parts: list[str] = []
+    done = line_start = scanned = 0
+    quotes_before = _QuotesBefore(text, '"')
+    structures = _StructuresOf(text)
+    for name in _NAME_ASSIGNED.finditer(text):
+        if name.start() < done or not is_secret_key(name.group(1)):
+            continue
+        start = name.end()
+        separator = name.group(2)
+        if name.group("element") or name.group("cell"):
+            if name.group("cell"):  # `| password | X |`: the next cell, one word
+                end = _cell_value_end(text, name.start(), start)
+            else:  # `<password>X</password>`: the element's text (a `>` alone is no separator)
+                start = name.end("element")
+                found = (
+                    _ELEMENT_TEXT.match(text, start)
+                    if text[name.start() - 1 : name.start()] == "<"
+                    else None
+                )
+                end = None if found is None else found.end()
+            if end is not None:
+                parts += (text[done:start], REDACTED)
+                done = end
+            continue
+        if text.startswith("$'", start) and _closes_on_its_line(text, start + 2, "'"):
+            start += 1  # a shell's `$'...'` quoting, closed on its line: `$` stays
+        opening = text[start : start + 1]
+        if (
+            opening == '"'
+            and separator[:1] != '"'
+            and _ends_a_string(quotes_before, name.start(), start)
+        ):
+            continue  # `["PASSWORD=", "x"]`: that quote ends the string the name is in
+        # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
+        named = '\\"' if separator.startswith("\\") else separator[:1]
+        named = named if named in ('\\"', '"', "'") else ""
+        if ":" in separator or "：" in separator:  # YAML: a value on the lines below
+            newline = text.rfind("\n", scanned, name.start())  # each line start found once
+            line_start, scanned = (newline + 1 if newline >= 0 else line_start), name.start()
+            below = _yaml_block_end(text, start, line_start, name.start())
+            if below is not None:
+                spaced = "" if separator[-1:].isspace() else " "
+                parts += (text[done:start], spaced, REDACTED)
+                done = below
+                continue
+        if opening == "[" or opening == "{":
+            if text.startswith(REDACTED, start):
+                continue  # an earlier pass's
+            escaped = bool(named == '\\"' or _ESCAPED_OPENING.match(text, start))
+            end, whole = structures[escaped].end(start)
+            quote = named
+            closed = quote if whole else ""
+        elif value := _STRING_VALUE.match(text, start):
+            quote = text[start : start + 2] if opening == "\\" else opening
+            closed = value.group(value.lastindex) if value.lastindex is not None else ""
+            if value.end() - start == len(quote) + len(closed):
+                continue  # no value, or an empty one (as `redact` keeps "")
+            end = value.end()
+        elif value := _BARE_VALUE.match(text, start):
+            if value.group() in _NO_VALUE:
+                continue
+            quote = named
+            end, closed = value.end(), quote
+            if "\x1b" in value.group():  # `x\x1b[0m`: the colour is reset
+                end = _codes_start(text, start, end)
+        else:
+            continue
+        parts += (text[done:start], quote, REDACTED, closed)
+        done = end
+    return "".join(parts) + text[done:] if parts else text
+
+
+_NO_VALUE = frozenset({"null", "None"})
+# an XML element's text, to its closing tag (`</`), or cut off, one word to the end of text
+# (not a placeholder, `login <password> [--verbose]`)
+_ELEMENT_TEXT = re.compile(r"[^<]++(?=</)|[^<\s]++\Z")
+
+
+# a YAML block scalar's header (`|`, `>-`, `|+2`), after an anchor or a tag, or nothing,
+# to the end of the line
+_BLOCK_OPENER = re.compile(
+    r"(?:[&!][^\s]{0,256}+"
+    + _SP
+    + r"*+){0,2}+(?:[|>][0-9+-]{0,2})?"
+    + _SP
+    + r"*+(?:#[^\r\n]*+)?(?=\r?\n)"
+)
+
+
+def _yaml_block_end(text: str, start: int, line_start: int, name_at: int) -> int | None:
+    """Where a YAML value opening at `start` ends when it is on the lines below its name (a
+    block scalar, `password: |`, or a value, list or mapping on the next lines): after the
+    last line indented more deeply than the name's (or as deeply, starting `- `); None when
+    the name does not open its line as a YAML key does (`if password:` in code, `ERROR
+    auth:` in a log) or no such line follows. Each line is looked at once."""
+    if name_at - line_start > 64 or text[line_start:name_at].strip(" \t-\"'"):
+        return None
+    opener = _BLOCK_OPENER.match(text, start)
+    if opener is None:
+        return None
+    indent = _indent_end(text, line_start) - line_start
+    listed = text.startswith("-", line_start + indent)  # `- password:`: an item's key
+    end = None
+    at = opener.end() + (2 if text.startswith("\r\n", opener.end()) else 1)
+    while at < len(text):
+        newline = text.find("\n", at)
+        line_end = len(text) if newline < 0 else newline
+        content = _indent_end(text, at)
+        if content < line_end and text[content] != "\r":  # not a blank line
+            deeper = content - at > indent
+            if not (deeper or (content - at == indent and not listed and text[content] == "-")):
+                break
+            end = line_end - (1 if text[line_end - 1] == "\r" else 0)
+        at = line_end + 1
+    return end

@@ -1,0 +1,212 @@
+"""A secret flag's value in text: `--password X`, `--token=X`, an item of a list written
+out, a table's next cell."""
+
+from __future__ import annotations
+
+import re
+
+from toolrail.core.redact.markers import REDACTED
+from toolrail.core.redact.names import _DASHES, hides_next
+from toolrail.core.redact.quotes import _ends_a_string, _QuotesBefore
+from toolrail.core.redact.reading import (
+    _ANY_DASH,
+    _ANY_QUOTE,
+    _CODES,
+    _ESCAPES_NO_QUOTE,
+    _FLAG_OPENING,
+    _OPENING_QUOTES,
+    _QUOTE_PAIRS,
+    _SP,
+    _SPACE,
+    _TERMINAL_CODE,
+    _VALUE_WORD,
+    _codes_start,
+)
+from toolrail.core.redact.structures import _bare_end, _StructuresOf
+
+# `--password X`, `--db-token=X`, `--password 'x y'`: a flag whose value is a secret
+# (`hides_next`) and how its value opens (a quote, or nothing: a word); the lookahead leaves
+# the value for `_hidden_values`, which may be a flag itself.
+# A flag also opens with dashes a word processor makes of `-` and `--` (`—password`; in
+# ASCII JSON text `\u2014password`), not glued to a word. Its value is set apart by `=`,
+# spaces (a tab escaped in JSON text too), a comma (an item of a YAML flow list,
+# `[--password, x]`: see `_flow_item`), or a line continuation and a newline (`\`; a
+# spaced PowerShell `` ` `` or cmd `^`, not markdown's code span), raw or escaped in JSON.
+_FLAG_WORD = re.compile(
+    r"(?P<flag>"
+    + _FLAG_OPENING
+    + r"[A-Za-z][\w.-]{0,63}+)"
+    + "(?P<codes>"
+    + _CODES
+    + r")(?:=|"
+    + _SP
+    + r"{0,8}(?P<comma>,)"
+    + _SP
+    + r"{0,8}|"
+    + _SP
+    + r"{0,8}"
+    r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
+    r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
+    r"|" + _SP + r"{0,8}+(?P<cell>\|)" + _SP + r"{0,8}+"  # a table's cell: see `_TABLE_VALUE`
+    r"|" + _SPACE + "{1,8}"
+    r"|(?=[" + _OPENING_QUOTES + "]))"  # `--token「X」`: a quote opening the value sets it apart
+    r"(?:" + _TERMINAL_CODE + _SP + r"{0,8}+){0,16}+"
+    r"(?:(?=(?P<v>\$?'|\\\"|\"|[" + _OPENING_QUOTES + r"]))"
+    r"|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?![\"\r\n])))"
+)
+# terminal codes around a flag in its item (`"\x1b[1m--token\x1b[0m"`), raw or escaped in
+# JSON text (`\u001b`): as between a flag and its value in text, they set nothing apart
+_ITEM_CODES = r"(?:(?:\x1b|\\{1,2}u001[bB])\[[0-?]{0,64}+[ -/]{0,4}+[@-~]){0,16}+"
+# a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
+# its quotes `\"`), the next item its value: a string (`v`, its opening quote left for the
+# next match, which may be a flag itself) or a bare JSON value (`bare`: a number, a list, ...)
+_FLAG_ITEM = re.compile(
+    r"(?P<q>\\\"|[\"'])"
+    + _ITEM_CODES
+    + r"(?P<flag>"
+    + _ANY_DASH
+    + r"{1,3}[A-Za-z][\w.-]{0,63}+)"
+    + _ITEM_CODES
+    + r"(?P=q)"
+    r"(?:\s|\\[nrt]){0,16},(?:\s|\\[nrt]){0,16}(?:(?=(?P<v>\\\"|[\"']))|(?=(?P<bare>[-\d\[{tfn])))"
+)
+_INNER_CHAR = r'[^"\\\n]++|\\[^"\\\n]'  # not a quote nor a backslash of the text inside
+_SINGLE_QUOTED = (  # to its closing quote, or cut off: to the end of its line
+    r"""(?:[^'\\\n"]++|\\[^\n]|"(?!\s*+(?:[,:}\]]|\Z)|[ \t]*+\r?\n))++(?=['\n]|\Z)"""
+)
+_ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, however long
+    "": re.compile(_VALUE_WORD),  # not quoted: a word
+    # JSON's quote: to its closing quote, or to the end of the line of cut-off JSON text
+    '"': re.compile(r'(?:[^"\\\n]++|\\[^\n])++'),
+    # a shell's or a repr's: to its closing quote on the line, or cut off, to the end of
+    # the line, passing no `"` that ends a JSON string (one followed by `,` `:` `]` `}`, a
+    # line's end or the text's); if that `"` comes first, only a word (a `'` inside a JSON
+    # string opens no quote that runs over the rest of the line)
+    "'": re.compile(_SINGLE_QUOTED + "|" + _VALUE_WORD),
+    '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
+}
+_ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
+# the other quotes: to its closing quote on the line (another opening ends the search, so
+# each stretch is read once), else a word, to a space or a quote
+_ITEM_VALUE.update(
+    (
+        opening,
+        re.compile(
+            f"[^{opening}{closing}\\r\\n]++(?=[{closing}])"
+            + r"""|(?:[^\s"'\\"""
+            + _ANY_QUOTE
+            + "]++|"
+            + _ESCAPES_NO_QUOTE
+            + ")++"
+        ),
+    )
+    for opening, closing in _QUOTE_PAIRS.items()
+)
+_FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|""" + _ESCAPES_NO_QUOTE + ")++")  # to , ] }
+_FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}+(?![\w.=-])")  # not a value
+# after a flag that hides its value, another (`--token --password x`) is a flag of its own
+# only if a value of its own follows it: a word on its line (not a shell's `|`, `>`, ...)
+# or an item, neither opening with a dash; else it is the first one's value
+# (`--password -Secret4!`, `--token —tokenX` at the end of the line or before `--host`)
+_OWN_VALUE = {
+    True: re.compile(r"[\"']?" + _SP + r"++(?!" + _ANY_DASH + r"|[|&;<>#)`]|\d*+[<>]|\\$)\S", re.M),
+    False: re.compile(r"[ \t]*+,\s*+(?:\\?[\"'])?+(?!" + _ANY_DASH + r"|[\]}])\S"),
+}
+_ESCAPED_DASH = re.compile(r"\\{1,2}u[0-9a-fA-F]{4}")
+
+
+def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
+    """The value after each flag that hides it in argv data (`hides_next`), as a word
+    (`--db-password X`, `--token 'x y'`) or as the next item of a list written out
+    (`["psql", "--db-password", "X"`, cut off or not; a number or a list too, replaced by a
+    string so JSON stays JSON); a bare `-p` only as an item (in prose it is more often a
+    port than a password)."""
+    parts: list[str] = []
+    done = either = 0
+    quotes_before = _QuotesBefore(text, '"')
+    structures = _StructuresOf(text)
+    for flag in flags.finditer(text):
+        name, opening = flag.group("flag"), flag.group("v") or ""
+        word = flags is _FLAG_WORD
+        if (flag.start() < done and flag.start("flag") != either) or not _hides_value(name, word):
+            continue
+        if word and flag.group("cell"):  # `| --password | X |`: the next cell, one word
+            if (end := _cell_value_end(text, flag.start(), flag.end())) is not None:
+                parts += [text[done : flag.end()], REDACTED]
+                done = end
+            continue  # (a cell of words says what the flag does; a shell's `|` is no value)
+        if flag.groupdict().get("bare"):
+            quote = flag.group("q")  # the value made a string, quoted as the flag is
+            end = _bare_end(structures[quote == '\\"'], flag.end())
+            if end > flag.end():
+                parts += [text[done : flag.end()], f"{quote}{REDACTED}{quote}"]
+                done = end
+            continue
+        start = flag.end() + len(opening)
+        if word and text[start : start + 2].strip(" \t\r\n") == "|":
+            continue  # a cell's bar at the end of its row, or a shell's `|`: no value
+        after = _FLAG_AHEAD.match(text, start)
+        if (
+            after
+            and _hides_value(after[0], word=False)
+            and (word or text.startswith(opening, after.end()))
+        ):
+            if _OWN_VALUE[word].match(text, after.end() + (0 if word else len(opening))):
+                continue  # `--no-auth-warning --pass x`: a flag of its own (an item whole)
+            # the value, or a flag whose value starts with a dash: hidden, and its next too
+            either = after.start()
+        if word and opening == '"' and _ends_a_string(quotes_before, flag.start(), start - 1):
+            continue  # `["--password=", "x"]`: that quote ends the string the flag is in
+        if word and flag.group("comma"):
+            if _flow_item(text, flag.start(), start - len(opening)):
+                value = (  # not quoted: to `,` `]` `}`, none if one comes first
+                    _ITEM_VALUE[opening] if opening else _FLOW_VALUE
+                ).match(text, start)
+            elif flag.start("comma") > flag.end("codes"):  # `--password ,x`: the comma
+                value = _ITEM_VALUE[opening].match(text, start)  # begins the value
+                start = flag.start("comma")
+            else:
+                continue
+        else:
+            value = _ITEM_VALUE[opening].match(text, start)
+        if value is not None:
+            parts += [text[done:start], REDACTED]
+            done = value.end()
+            if not opening and "\x1b" in value.group():  # `x\x1b[0m`: the colour is reset
+                done = _codes_start(text, start, done)
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+# the value in the cell after a flag's own (`| --password | X |`): one word, to the cell's
+# end; a cell of words is what the flag does, in a documentation table
+_TABLE_VALUE = re.compile(r"(?:[^|\s\\]|\\[^\r\n])++(?=" + _SP + r"*+(?:\||\r?\n|\Z))")
+
+
+def _cell_value_end(text: str, name_at: int, start: int) -> int | None:
+    """Where the value in a table's cell opening at `start` ends (less the codes ending it),
+    after a flag's or a name's cell opening at `name_at` (`| --password | X |`, `| password
+    | X |`); None if that is no cell (a shell's `|`) or holds no one word (a cell of words
+    says what the flag or the name is, in a documentation table)."""
+    if not text[max(0, name_at - 9) : name_at].rstrip(" \t").endswith("|"):
+        return None
+    value = _TABLE_VALUE.match(text, start)
+    return None if value is None else _codes_start(text, start, value.end())
+
+
+def _hides_value(flag: str, word: bool) -> bool:
+    """Whether a flag found in text hides its value, as in argv data (`hides_next`); a bare
+    `-p` only as an item (in prose it is more often a port than a password)."""
+    if "\\" in flag:  # dashes escaped in ASCII JSON text (a name has no backslash)
+        flag = _ESCAPED_DASH.sub("-", flag)
+    return hides_next(flag) and not (word and flag.lstrip(_DASHES) == "p")
+
+
+def _flow_item(text: str, flag_at: int, value_at: int) -> bool:
+    """Whether a flag with a comma after it is an item of a flow list (`[--password, x]`:
+    `[` or `,` before it) whose next item is its value, not another flag (`Options:
+    --password, --token` lists flags)."""
+    before = text[max(0, flag_at - 16) : flag_at].rstrip(" \t")
+    return before.endswith(("[", ",")) and _FLAG_AHEAD.match(text, value_at) is None

@@ -1,0 +1,101 @@
+"""The pieces every text pass reads with: spaces and terminal codes, quotes, dashes, a word
+as a value, and replacing the spans found."""
+
+from __future__ import annotations
+
+import re
+
+from toolrail.core.redact.names import _DASHES
+
+# space within a line, in any script's spelling (a non-breaking space, an ideographic one)
+_SP = r"[^\S\r\n]"
+# a terminal's escape code (a CSI sequence: a colour, `\x1b[0m`, an erased line, `\x1b[K`),
+# which shows nothing: between a name or a flag and its value it sets apart nothing the
+# value is read without, and those ending a value are no part of it (the colour is reset)
+_TERMINAL_CODE = r"\x1b\[[0-?]{0,64}+[ -/]{0,4}+[@-~]"
+_CODES = "(?:" + _TERMINAL_CODE + "){0,16}+"
+_SP_OR_CODE = "(?:" + _SP + "|" + _TERMINAL_CODE + ")"  # (no code opens with a space)
+# the quotes other than `"` and `'` a value is written in (a word processor's, CJK corner
+# brackets, guillemets, full-width ones), each opening one and what closes it
+_QUOTE_PAIRS = {
+    "“": "”",
+    "„": "“”",
+    "”": "”",
+    "‘": "’",
+    "‚": "‘’",
+    "«": "»",
+    "»": "«»",
+    "‹": "›",
+    "›": "‹›",
+    "「": "」",
+    "『": "』",
+    "〈": "〉",
+    "《": "》",
+    "【": "】",
+    "〔": "〕",
+    "〝": "〞〟",
+    "＂": "＂",
+    "＇": "＇",
+}
+_OPENING_QUOTES = "".join(_QUOTE_PAIRS)
+_ANY_QUOTE = "".join(sorted({*_OPENING_QUOTES, *"".join(_QUOTE_PAIRS.values())}))
+# a word: to a space or a quote, and not into an escaped quote (`\"` in JSON text; `\\`,
+# an escaped backslash, is read whole, so the quote after it still ends the string)
+_ESCAPES_NO_QUOTE = r"\\\\|\\(?![\"\\\r\n])"
+"""An escaped backslash, read whole, or a backslash escaping anything but a quote (or a line
+end: a backslash before one continues the line, it is no part of a word)."""
+_VALUE_WORD = r"""(?:[^\s"'\\]++|""" + _ESCAPES_NO_QUOTE + ")++"
+_UNICODE_DASH = (  # one of `_DASHES` but `-`, raw or escaped in JSON text (`\u2014`, `\\u2014`)
+    "(?:[" + _DASHES[1:] + r"]|\\{1,2}u(?i:" + "|".join(f"{ord(d):04x}" for d in _DASHES[1:]) + "))"
+)
+_ANY_DASH = "(?:-|" + _UNICODE_DASH + ")"
+# not glued to a word: after a non-word character, or an escape of one in JSON text
+_NOT_GLUED = r"(?:(?<!\w)|(?<=\\[nrtfb])|(?<=\\u[0-9a-fA-F]{4}))"
+_FLAG_OPENING = "(?:--?|" + _NOT_GLUED + _UNICODE_DASH + ")" + _ANY_DASH + "{0,2}"
+# a space, raw or escaped in JSON text (a tab, a no-break space, ...), once or twice over
+_SPACE = r"(?:" + _SP + r"|\\{1,2}t|\\u(?:00[aA]0|200[0-9aA]|202[fF]|205[fF]|3000))"
+
+
+def _reach(pattern: re.Pattern[str], text: str, at: int, end: int | None = None) -> int:
+    """Where `pattern`, which matches nothing too, ends matched at `at` (before `end`)."""
+    found = pattern.match(text, at, len(text) if end is None else end)
+    return at if found is None else found.end()
+
+
+_TERMINAL_CODE_WHOLE = re.compile(_TERMINAL_CODE)
+
+
+def _codes_start(text: str, start: int, end: int) -> int:
+    """Where the terminal codes that end the word `text[start:end]` start (`end` if none
+    do), read from its end, each code once; the word is never left empty."""
+    while end > start and "@" <= text[end - 1] <= "~":
+        opening = text.rfind("\x1b[", max(start + 1, end - 72), end)
+        if opening < 0 or _TERMINAL_CODE_WHOLE.fullmatch(text, opening, end) is None:
+            break
+        end = opening
+    return end
+
+
+_INDENT = re.compile(r"[ \t]*")
+
+
+def _with_hidden(text: str, hidden: list[tuple[int, int, str]]) -> str:
+    """`text` with each span `(start, end, shown)` of `hidden` replaced by `shown`; a span
+    within one replaced already (a part of a value hidden whole) is skipped."""
+    if not hidden:
+        return text
+    parts: list[str] = []
+    done = 0
+    for start, end, shown in sorted(hidden):
+        if start >= done:
+            parts += (text[done:start], shown)
+            done = end
+    return "".join(parts) + text[done:]
+
+
+_SPACES = re.compile(r"\s*+")
+
+
+def _indent_end(text: str, at: int) -> int:
+    found = _INDENT.match(text, at)
+    return found.end() if found is not None else at
