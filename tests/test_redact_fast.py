@@ -9,8 +9,15 @@ from functools import partial
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolrail.core import redact as fast
-from toolrail.core.redact import cut, redact, redact_text
+from toolrail.core.redact import assignments, cut, redact, redact_text, redacts_nothing
+from toolrail.core.redact.commands import _HEADER, _MYSQL_PASSWORD, _SSHPASS, _glued_password
+from toolrail.core.redact.curl import _curl_passwords
+from toolrail.core.redact.flags import _FLAG_ITEM, _FLAG_WORD, _hidden_values
+from toolrail.core.redact.held import _held_strings, _restored
+from toolrail.core.redact.names import _SECRET_COMPOUNDS, _SECRET_PARTS, _SECRET_WORDS
+from toolrail.core.redact.quotes import _quote_counts
+from toolrail.core.redact.tokens import _SLACK_WEBHOOK
+from toolrail.core.redact.yaml_argv import _yaml_argv
 
 REDACTED = "[REDACTED]"
 
@@ -84,10 +91,7 @@ _URL_CREDENTIALS = re.compile(  # to the last `@` before any `/`; or with `/` bu
 _URL_USER = re.compile(r"(://)([^\s/:@]{16,256})@")  # `https://TOKEN@host`: no password
 # any scheme's whole header value: as the policy has it now (its quoted parts since
 # c7396be; the quote opening it, and parts cut off, since the review of that commit)
-_HEADER = fast._HEADER
 # `mysql -p'x'`, `sshpass -p "x"`: as the policy has them now (quoted values, c4c84e7)
-_MYSQL_PASSWORD = fast._MYSQL_PASSWORD
-_SSHPASS = fast._SSHPASS
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
     r"((?:\blogin[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}|^[ \t]{0,64})(?:password|passwd)[ \t]{1,8})"
     r"[^\s=:][^\s]{0,511}",
@@ -102,13 +106,13 @@ def oracle_redact_text(text: str) -> str:
         return text
     # an argv as a YAML block list, as the policy has it now: unguarded
     if "\n" in text:
-        text = fast._yaml_argv(text)
+        text = _yaml_argv(text)
     # JSON strings redacted as the text they hold, as the policy has them now (since c7396be)
     held: list[str] = []
     if '"' in text and "\0" not in text:
-        text, held = fast._held_strings(text)
+        text, held = _held_strings(text)
     text = _oracle_passes(text, held)
-    return fast._restored(text, held) if held else text
+    return _restored(text, held) if held else text
 
 
 def _oracle_passes(text: str, held: list[str]) -> str:
@@ -120,24 +124,24 @@ def _oracle_passes(text: str, held: list[str]) -> str:
         text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
         text = _URL_USER.sub(_url_user, text)
     if "hooks.slack.com/" in text:  # (added with the pass itself)
-        text = fast._SLACK_WEBHOOK.sub(rf"\1{REDACTED}", text)
+        text = _SLACK_WEBHOOK.sub(rf"\1{REDACTED}", text)
     lowered = text.lower()
     if "uthorization" in lowered or "ookie" in lowered:
         text = _HEADER.sub(rf"\1{REDACTED}", text)
     if "-p" in text and ("mysql" in lowered or "mariadb" in lowered):
-        text = _MYSQL_PASSWORD.sub(partial(fast._glued_password, fast._quote_counts(text)), text)
+        text = _MYSQL_PASSWORD.sub(partial(_glued_password, _quote_counts(text)), text)
     if "-p" in text and "sshpass" in lowered:
-        text = _SSHPASS.sub(partial(fast._glued_password, fast._quote_counts(text)), text)
+        text = _SSHPASS.sub(partial(_glued_password, _quote_counts(text)), text)
     if "curl" in lowered:
         # `curl -u user:pw`: as the policy has it now (read as a shell word since stop 36)
-        text = fast._curl_passwords(text, held)
+        text = _curl_passwords(text, held)
     if "password" in text or "passwd" in text:
         text = _NETRC.sub(rf"\1{REDACTED}", text)
     if "=" in text or ":" in text:
         text = _redact_assignments(text)
     if "-" in text:  # flags as the policy has them now (`hides_next`), unguarded
-        text = fast._hidden_values(text, fast._FLAG_WORD)
-        text = fast._hidden_values(text, fast._FLAG_ITEM)
+        text = _hidden_values(text, _FLAG_WORD)
+        text = _hidden_values(text, _FLAG_ITEM)
     return text
 
 
@@ -146,7 +150,7 @@ def _redact_assignments(text: str) -> str:
     with its escapes, a list or an object whole, to its matching bracket) is the policy, not
     a fast path, so the oracle runs it on every text with `=` or `:`, where `redact_text`
     runs it only where its search says a secret name can be."""
-    return fast._redact_assignments(text)
+    return assignments._redact_assignments(text)
 
 
 def _url_user(match: re.Match[str]) -> str:
@@ -168,7 +172,7 @@ def _token(run: re.Match[str]) -> str:
 
 # --- the property ----------------------------------------------------------------------
 
-_NAMES = sorted({*fast._SECRET_WORDS, *fast._SECRET_PARTS, *fast._SECRET_COMPOUNDS})
+_NAMES = sorted({*_SECRET_WORDS, *_SECRET_PARTS, *_SECRET_COMPOUNDS})
 SECRETISH = st.sampled_from(
     [
         *_NAMES,
@@ -521,7 +525,7 @@ JSON_VALUES = st.recursive(
 def test_cut_without_a_copy_equals_the_redacted_copy(value: object) -> None:
     """Where `cut` hands back the value itself, redaction would have changed nothing."""
     assert cut(value, 1 << 30) == redact(value)
-    if fast.redacts_nothing(value):
+    if redacts_nothing(value):
         assert redact(value) == value
 
 
@@ -530,7 +534,7 @@ def test_cut_without_a_copy_equals_the_redacted_copy(value: object) -> None:
 def test_cut_without_a_copy_equals_the_redacted_copy_for_argv(argv: list[object]) -> None:
     """Programs, flags that hide what follows, glued passwords: `cut` copies what changes."""
     assert cut(argv, 1 << 30) == redact(argv)
-    if fast.redacts_nothing(argv):
+    if redacts_nothing(argv):
         assert redact(argv) == argv
 
 

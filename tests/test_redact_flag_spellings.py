@@ -14,14 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.test_redact import ALNUM
-from toolrail.core.redact import (
-    _ESCAPE_OR_QUOTE,
-    REDACTED,
-    _QuotesBefore,
-    hides_next,
-    redact,
-    redact_text,
-)
+from toolrail.core.redact import REDACTED, hides_next, redact, redact_text
+from toolrail.core.redact.quotes import _ESCAPE_OR_QUOTE, _QuotesBefore
 
 FLAGS = ["password", "db-password", "token", "api-key", "client-secret", "passphrase"]
 WRITTEN = st.sampled_from(

@@ -13,13 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.hang_guard import finished
-from toolrail.core.redact import (
-    _ESCAPED_STRUCTURE,
-    _STRUCTURE,
-    REDACTED,
-    _Structures,
-    redact_text,
-)
+from toolrail.core.redact import REDACTED, redact_text
+from toolrail.core.redact.structures import _ESCAPED_STRUCTURE, _STRUCTURE, _Structures
 
 CUT_OFF = {  # one line of each, repeated to 600 KB
     "items": '"--password", [\n',

@@ -73,13 +73,6 @@ passes) and the passes: `tokens`, `commands`, `curl`, `held` (JSON strings), `js
 
 from __future__ import annotations
 
-# the passes' own pieces, which the tests read and time one by one
-from toolrail.core.redact.assignments import _redact_assignments as _redact_assignments
-from toolrail.core.redact.commands import _HEADER as _HEADER
-from toolrail.core.redact.commands import _MYSQL_PASSWORD as _MYSQL_PASSWORD
-from toolrail.core.redact.commands import _SSHPASS as _SSHPASS
-from toolrail.core.redact.commands import _glued_password as _glued_password
-from toolrail.core.redact.curl import _curl_passwords as _curl_passwords
 from toolrail.core.redact.cutting import cut as cut
 from toolrail.core.redact.cutting import shorten as shorten
 from toolrail.core.redact.cutting import shown_name as shown_name
@@ -87,29 +80,13 @@ from toolrail.core.redact.cutting import truncate as truncate
 from toolrail.core.redact.data import redact as redact
 from toolrail.core.redact.data import redact_name as redact_name
 from toolrail.core.redact.data import redacts_nothing as redacts_nothing
-from toolrail.core.redact.flags import _FLAG_ITEM as _FLAG_ITEM
-from toolrail.core.redact.flags import _FLAG_WORD as _FLAG_WORD
-from toolrail.core.redact.flags import _hidden_values as _hidden_values
-from toolrail.core.redact.held import _held_strings as _held_strings
-from toolrail.core.redact.held import _restored as _restored
 from toolrail.core.redact.markers import MAX_DEPTH as MAX_DEPTH
 from toolrail.core.redact.markers import REDACTED as REDACTED
 from toolrail.core.redact.markers import TOO_DEEP as TOO_DEEP
-from toolrail.core.redact.names import _SECRET_COMPOUNDS as _SECRET_COMPOUNDS
-from toolrail.core.redact.names import _SECRET_PARTS as _SECRET_PARTS
-from toolrail.core.redact.names import _SECRET_WORDS as _SECRET_WORDS
 from toolrail.core.redact.names import hides_next as hides_next
 from toolrail.core.redact.names import is_secret_key as is_secret_key
-from toolrail.core.redact.quotes import _ESCAPE_OR_QUOTE as _ESCAPE_OR_QUOTE
-from toolrail.core.redact.quotes import _quote_counts as _quote_counts
-from toolrail.core.redact.quotes import _QuotesBefore as _QuotesBefore
-from toolrail.core.redact.structures import _ESCAPED_STRUCTURE as _ESCAPED_STRUCTURE
-from toolrail.core.redact.structures import _STRUCTURE as _STRUCTURE
-from toolrail.core.redact.structures import _Structures as _Structures
 from toolrail.core.redact.terminal import printable as printable
 from toolrail.core.redact.text import redact_text as redact_text
-from toolrail.core.redact.tokens import _SLACK_WEBHOOK as _SLACK_WEBHOOK
-from toolrail.core.redact.yaml_argv import _yaml_argv as _yaml_argv
 
 __all__ = [
     "MAX_DEPTH",
