@@ -206,3 +206,31 @@ async def test_a_span_processor_raising_anything_costs_its_span_alone() -> None:
     assert sink.flush(timeout=10)
     assert len(exporter.get_finished_spans()) == 19
     provider.shutdown()
+
+
+@tool
+async def model_and_set(ctx: ExecutionContext) -> dict[str, object]:
+    """An output and metadata of every kind the log turns into JSON data."""
+    ctx.attach(tags={"b", "a"}, listing=Listing(items=["x"]), raw=b"bytes")
+    return {"tags": {"z"}, "model": Listing(items=["y"]), "raw": b"out", "n": 2**70}
+
+
+async def test_what_is_taken_as_the_call_ends_reads_as_the_record_made_it_before(
+    tmp_path: Path,
+) -> None:
+    """A model, a set, bytes, an integer past 64 bits, in the output and in what the tool
+    attached: the line shows each as the log has always made it JSON data."""
+    log = JsonlCallLog(tmp_path)
+    executor = Executor(ToolRegistry([model_and_set]), sinks=[log])
+    call = ToolCall(id="m", name="model_and_set", arguments=b"{}")
+    await executor.run(call, ExecutionContext())
+    assert log.flush()
+    line = _lines(tmp_path)["m"]
+    assert line["output"] == {
+        "tags": ["z"],
+        "model": {"items": ["y"]},
+        "raw": "out",
+        "n": str(2**70),
+    }
+    assert line["output_type"] == "dict"
+    assert line["metadata"] == {"tags": ["a", "b"], "listing": {"items": ["x"]}, "raw": "bytes"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Set
+from collections.abc import Callable, Mapping, Set
 from typing import Any, cast, get_args
 
 import orjson
@@ -144,38 +144,59 @@ def to_json_value(value: object) -> Any:
     return orjson.loads(dumps(value))
 
 
-_SETTLED = frozenset({str, int, float, bool, type(None), bytes})
-"""Types whose values cannot change."""
+SETTLED = frozenset({str, int, float, bool, type(None)})
+"""Types whose values cannot change, and are JSON data as they are (bytes are not)."""
 
 
 def as_it_is(value: object) -> object:
     """`value` as it is now, for a record a writer thread makes later (the call log's, the
-    span sink's): itself if it cannot change (text, a number, None), else its JSON data now
-    (`to_json_value`, what the record makes of it anyway). What a tool or a caller changes
-    after the call returned then changes nothing recorded. A value whose conversion raises
-    anything (its own code: a `repr` ending its thread) is its type's name."""
-    if type(value) in _SETTLED:
-        return value
+    span sink's): itself if it cannot change (text, a number, None), else its JSON text now
+    (bytes, made as `to_json_value` makes it; `taken` reads it back). What a tool or a
+    caller changes after the call returned then changes nothing recorded. A value whose
+    conversion raises anything (its own code: a `repr` ending its thread) is its type's name."""
+    return value if type(value) in SETTLED else _now(dumps, value)
+
+
+def taken(value: object) -> Any:
+    """The JSON data of a value `as_it_is` took (its JSON text read, or `to_json_value`)."""
+    return orjson.loads(value) if type(value) is bytes else to_json_value(value)
+
+
+def arguments_as_they_are(raw: object) -> Any:
+    """A call's arguments as they are now (`as_it_is`): text as it is; plain JSON data as
+    its JSON text (bytes, which `read_arguments` reads as the data); other data copied, its
+    dicts and lists anew and its text kept as it is: a declared secret's `Masked` value
+    (a `str` subclass), read by the writer to find what the arguments hide, stays one."""
+    if type(raw) in SETTLED or isinstance(raw, str | bytes):
+        return raw
     try:
-        return to_json_value(value)
-    except KeyboardInterrupt:
-        raise
-    except BaseException:
-        return f"<{type(value).__name__} (unrepresentable)>"
+        return orjson.dumps(raw, option=_PLAIN)
+    except TypeError:  # a subclass (`Masked`), a value orjson does not write as it is
+        return _copied(raw, 0)
 
 
-def arguments_as_they_are(raw: object, depth: int = 0) -> Any:
-    """A call's arguments as they are now (`as_it_is`), JSON text as it is. Data is copied,
-    its dicts and lists anew, keeping its text as it is: a declared secret's `Masked`
-    value, read by the writer to find what the arguments hide, stays one."""
+_PLAIN = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _copied(raw: object, depth: int) -> Any:
     kind = type(raw)
-    if kind in _SETTLED or isinstance(raw, str):
+    if kind in SETTLED or isinstance(raw, str | bytes):
         return raw
     if depth < _MAX_DEPTH:
         if kind is dict:
             items = cast("dict[object, object]", raw).items()
-            return {key: arguments_as_they_are(item, depth + 1) for key, item in items}
+            return {key: _copied(item, depth + 1) for key, item in items}
         if kind is list or kind is tuple:
-            items_ = cast("list[object]", raw)
-            return [arguments_as_they_are(item, depth + 1) for item in items_]
-    return as_it_is(raw)
+            return [_copied(item, depth + 1) for item in cast("list[object]", raw)]
+    return _now(to_json_value, raw)
+
+
+def _now(make: Callable[[object], object], value: object) -> object:
+    """`make(value)`; if the value's own code raises anything (a `repr` ending its thread),
+    its type's name."""
+    try:
+        return make(value)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return f"<{type(value).__name__} (unrepresentable)>"

@@ -79,7 +79,7 @@ from returns.result import Success
 
 from toolrail._batches import BackgroundBatches, flush_at_exit_first
 from toolrail._diagnostics import get_logger
-from toolrail._jsonish import arguments_as_they_are, as_it_is, to_json_value
+from toolrail._jsonish import arguments_as_they_are, as_it_is, taken, to_json_value
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import InvalidArguments, ToolError
@@ -753,7 +753,7 @@ def _output_now(outcome: ToolOutcome) -> _Output:
 def _output_data(output: _Output) -> object:
     """`_output`, made from its parts as they were (`_output_now`)."""
     value, arguments, asked = output
-    return hidden_texts(arguments, asked).without_in(to_json_value(value))
+    return hidden_texts(arguments, asked).without_in(taken(value))
 
 
 def _add_content(

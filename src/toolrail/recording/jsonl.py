@@ -37,7 +37,14 @@ from returns.result import Failure, Result, Success
 
 from toolrail._batches import BackgroundBatches
 from toolrail._diagnostics import get_logger
-from toolrail._jsonish import arguments_as_they_are, as_it_is, json_safe, to_json_value
+from toolrail._jsonish import (
+    SETTLED,
+    arguments_as_they_are,
+    as_it_is,
+    json_safe,
+    taken,
+    to_json_value,
+)
 from toolrail.core.call import RawArguments
 from toolrail.core.errors import ToolError
 from toolrail.core.hidden import NOTHING, hidden_in, hidden_texts, read_arguments
@@ -101,7 +108,7 @@ def _ended(event: ToolCompleted | ToolFailed, day: date) -> _Ended:
         if isinstance(event, ToolFailed)
         else (None, outcome.result.value_or(None))
     )
-    attached = outcome.metadata
+    attached, arguments = outcome.metadata, outcome.call.arguments
     parts = (
         day,
         event.at,
@@ -110,9 +117,9 @@ def _ended(event: ToolCompleted | ToolFailed, day: date) -> _Ended:
         event.tool,
         event.source,
         error,
-        as_it_is(output),
+        output if type(output) in SETTLED else as_it_is(output),  # (a call fewer, mostly)
         type(output).__name__,
-        arguments_as_they_are(outcome.call.arguments),
+        arguments if type(arguments) is str else arguments_as_they_are(arguments),
         # the executor's own `source` alone, or all of it as it is now
         None if len(attached) == 1 and "source" in attached else _metadata(attached),
         outcome.duration_ms,
@@ -294,13 +301,17 @@ class JsonlCallLog:
         asked = metadata.get("asked_arguments") if metadata else None  # the model's own
         hidden = hidden_in(arguments) | hidden_texts(asked) if self.redact_secrets else NOTHING
         if metadata:  # what the tool attached (ctx.attach), and a person's edits
-            metadata_data = hidden.without_in(to_json_value(metadata))
+            attached = {  # the values `_metadata` took; a person's edit, arguments as they were
+                key: value if key == "asked_arguments" else taken(value)
+                for key, value in metadata.items()
+            }
+            metadata_data = hidden.without_in(to_json_value(attached))
             record["metadata"] = self._clean(metadata_data, self.max_output_bytes)
         if ended.error is not None:
             record["error"] = self._error(ended.error)
         else:
             record["output_type"] = ended.output_type
-            output_data = hidden.without_in(to_json_value(ended.output))
+            output_data = hidden.without_in(taken(ended.output))
             record["output"] = self._clean(output_data, self.max_output_bytes)
         return record
 
