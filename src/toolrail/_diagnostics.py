@@ -3,7 +3,7 @@
 toolrail configures no handler. With none configured, Python's last-resort handler prints
 warnings and errors to stderr and drops the rest; an application that configures logging
 (or structlog's stdlib integration) gets everything, at the levels it chooses. Fields are
-rendered `key=value` after the one redaction policy (`core/redact.py`) has seen them, and
+rendered `key=value` after the one redaction policy (`toolrail.core.redact`) has seen them, and
 an exception is told as its type and redacted message, never a traceback with locals.
 
     log = get_logger("toolrail.executor")
