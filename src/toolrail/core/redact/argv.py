@@ -7,6 +7,7 @@ import re
 from toolrail.core.redact.curl import _curl_user_flag, _is_curl, _user_kept
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _DASHES, hides_next, is_secret_key
+from toolrail.core.redact.reading import _TERMINAL_CODE
 
 
 def _argv_shown(
@@ -62,17 +63,15 @@ def _argv_shown(
 
 def _flag_like(item: object) -> bool:
     """Whether an argv item is a flag, one word after its dashes (`--verbose`, `-v`)."""
-    return isinstance(item, str) and item.startswith(_FLAG_OPENINGS) and _one_word(item)
+    return isinstance(item, str) and _uncoded(item).startswith(_FLAG_OPENINGS) and _one_word(item)
 
 
 def _hiding_flag(item: object) -> bool:
     """Whether an argv item is a flag whose value, the next item, is a secret."""
-    return (
-        isinstance(item, str)
-        and item.startswith(_FLAG_OPENINGS)
-        and "=" not in item
-        and hides_next(item)
-    )
+    if not isinstance(item, str):
+        return False
+    item = _uncoded(item)
+    return item.startswith(_FLAG_OPENINGS) and "=" not in item and hides_next(item)
 
 
 def _valued(items: list[object] | tuple[object, ...], at: int) -> bool:
@@ -80,12 +79,23 @@ def _valued(items: list[object] | tuple[object, ...], at: int) -> bool:
     if at + 1 >= len(items):
         return False
     following = items[at + 1]
-    return not (isinstance(following, str) and following.startswith(_FLAG_OPENINGS))
+    return not (isinstance(following, str) and _uncoded(following).startswith(_FLAG_OPENINGS))
 
 
 def _one_word(flag: object) -> bool:
     """Whether a flag is one word after its dashes: `-x y: z` is a value, not a flag."""
-    return isinstance(flag, str) and _FLAG_NAME.fullmatch(flag.lstrip(_DASHES)) is not None
+    if not isinstance(flag, str):
+        return False
+    return _FLAG_NAME.fullmatch(_uncoded(flag).lstrip(_DASHES)) is not None
+
+
+def _uncoded(item: str) -> str:
+    """An item as a flag is read: without the terminal codes in it (`\x1b[1m--token\x1b[0m`),
+    which show nothing, so set nothing apart (as `_FLAG_ITEM` reads them in text)."""
+    return _CODES_RUN.sub("", item) if "\x1b" in item else item
+
+
+_CODES_RUN = re.compile("(?:" + _TERMINAL_CODE + ")++")
 
 
 _FLAG_OPENINGS = tuple(_DASHES)

@@ -10,6 +10,7 @@ from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import is_secret_key
 from toolrail.core.redact.quotes import _closes_on_its_line, _ends_a_string, _QuotesBefore
 from toolrail.core.redact.reading import (
+    _ESCAPED_QUOTED,
     _ESCAPES_NO_QUOTE,
     _QUOTE_PAIRS,
     _SP,
@@ -17,6 +18,7 @@ from toolrail.core.redact.reading import (
     _TERMINAL_CODE,
     _codes_start,
     _indent_end,
+    _within_quotes,
 )
 from toolrail.core.redact.structures import _ESCAPED_OPENING, _StructuresOf
 
@@ -42,11 +44,10 @@ _NAME_ASSIGNED = re.compile(  # (after a colour, `\x1b[1mpin:`, the name is the 
 # bracket (`_Structures`). Anything else runs to a separator. Each alternative starts
 # with a different character and no repeat can match what its neighbour does: linear.
 _STRING_VALUE = re.compile(
-    r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(\\")?'
-    r'|"(?:[^"\\\n]++|\\[^\n])*+(")?'
+    _ESCAPED_QUOTED + r'|"(?:[^"\\\n]++|\\[^\n])*+(")?'
     r"|'(?:[^'\\\n]++|\\[^\n])*+(')?"
     # to its closing quote, or cut off, to the line's end (or another opening: read once)
-    + "".join(f"|{o}[^{o}{c}\\n]*+([{c}])?" for o, c in _QUOTE_PAIRS.items())
+     + "".join(f"|{o}{_within_quotes(o)}*+([{c}])?" for o, c in _QUOTE_PAIRS.items())
 )
 _BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see `_VALUE_WORD`)
     # (a terminal code whole: `x\x1b[0m`, its `[` no bracket; `_codes_start` gives it back)

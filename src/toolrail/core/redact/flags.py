@@ -10,8 +10,8 @@ from toolrail.core.redact.names import _DASHES, hides_next
 from toolrail.core.redact.quotes import _ends_a_string, _QuotesBefore
 from toolrail.core.redact.reading import (
     _ANY_DASH,
-    _ANY_QUOTE,
     _CODES,
+    _ESC,
     _ESCAPES_NO_QUOTE,
     _FLAG_OPENING,
     _OPENING_QUOTES,
@@ -21,6 +21,7 @@ from toolrail.core.redact.reading import (
     _TERMINAL_CODE,
     _VALUE_WORD,
     _codes_start,
+    _within_quotes,
 )
 from toolrail.core.redact.structures import _bare_end, _StructuresOf
 
@@ -54,9 +55,9 @@ _FLAG_WORD = re.compile(
     r"(?:(?=(?P<v>\$?'|\\\"|\"|[" + _OPENING_QUOTES + r"]))"
     r"|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?![\"\r\n])))"
 )
-# terminal codes around a flag in its item (`"\x1b[1m--token\x1b[0m"`), raw or escaped in
-# JSON text (`\u001b`): as between a flag and its value in text, they set nothing apart
-_ITEM_CODES = r"(?:(?:\x1b|\\{1,2}u001[bB])\[[0-?]{0,64}+[ -/]{0,4}+[@-~]){0,16}+"
+# terminal codes around a flag in its item (`"\x1b[1m--token\x1b[0m"`), raw or spelt as
+# escapes (`_ESC`): as between a flag and its value in text, they set nothing apart
+_ITEM_CODES = r"(?:" + _ESC + r"\[[0-?]{0,64}+[ -/]{0,4}+[@-~]){0,16}+"
 # a flag written as an item of a list (JSON, a Python repr, JSON text inside a JSON string,
 # its quotes `\"`), the next item its value: a string (`v`, its opening quote left for the
 # next match, which may be a flag itself) or a bare JSON value (`bare`: a number, a list, ...)
@@ -86,21 +87,9 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
     '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
 }
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
-# the other quotes: to its closing quote on the line (another opening ends the search, so
-# each stretch is read once), else a word, to a space or a quote
+# the other quotes: to its closing quote, or not closed, to its line's end (as a name's)
 _ITEM_VALUE.update(
-    (
-        opening,
-        re.compile(
-            f"[^{opening}{closing}\\r\\n]++(?=[{closing}])"
-            + r"""|(?:[^\s"'\\"""
-            + _ANY_QUOTE
-            + "]++|"
-            + _ESCAPES_NO_QUOTE
-            + ")++"
-        ),
-    )
-    for opening, closing in _QUOTE_PAIRS.items()
+    (opening, re.compile(_within_quotes(opening) + "++")) for opening in _QUOTE_PAIRS
 )
 _FLOW_VALUE = re.compile(r"""(?:[^\s"'\\,\]}]++|""" + _ESCAPES_NO_QUOTE + ")++")  # to , ] }
 _FLAG_AHEAD = re.compile(_FLAG_OPENING + r"[A-Za-z][\w.-]{0,63}+(?![\w.=-])")  # not a value

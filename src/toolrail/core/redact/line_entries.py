@@ -8,7 +8,7 @@ import re
 from toolrail.core.redact.entries import _ENTRY_KEYS
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _secret_setting
-from toolrail.core.redact.reading import _SPACES, _reach, _with_hidden
+from toolrail.core.redact.reading import _ESCAPED_QUOTED, _SPACES, _reach, _with_hidden
 from toolrail.core.redact.structures import _StructuresOf
 
 
@@ -162,9 +162,10 @@ def _end_flow_value(
 # `Key=password,Value=X`, a JSON fragment `"name": "DB_PASSWORD", "value": "X"`): a key, not
 # glued to a word before it, and its separator (`=`, `:`, `=>`, not `==`)
 _PAIR_KEY = re.compile(
-    r"(?<![\w.-])(?P<quote>[\"']?+)(?P<key>[A-Za-z_]{3,15}+)(?P=quote)"
+    r"(?<![\w.-])(?P<quote>\\\"|[\"']?+)(?P<key>[A-Za-z_]{3,15}+)(?P=quote)"
     r"[ \t]*+(?:=>|[:=](?!=))[ \t]*+"
 )
+_ESCAPED_STRING = re.compile(_ESCAPED_QUOTED)
 _ANY_CASE_VALUE = re.compile("[vV][aA][lL][uU][eE]")  # in every value key of `_ENTRY_KEYS`
 _PAIR_WORD = re.compile(r"[^\s\"',;&<>(){}\[\]]++")  # a value not quoted: to what ends a pair
 # between two pairs, what ends an entry: a line's end, a statement's, a bracket, a tag
@@ -172,17 +173,20 @@ _PAIR_BREAK = re.compile(r"[\n;(){}<]|(?<![=-])>")
 
 
 def _pair_value(
-    text: str, start: int, quoted_key: bool, structures: _StructuresOf
+    text: str, start: int, key_quote: str, structures: _StructuresOf
 ) -> tuple[str | None, int, str | None]:
     """A pair's value at `start`: what it holds (None for a list or a mapping), where it
-    ends, and how it is shown hidden (None: nothing to hide, empty or null)."""
-    opening = text[start : start + 1]
-    as_string = '"' + REDACTED + '"' if quoted_key else REDACTED  # (JSON stays JSON)
-    if opening == '"' or opening == "'":
-        string = _FLOW_TOKEN.match(text, start)
+    ends, and how it is shown hidden (None: nothing to hide, empty or null); a value not
+    a string is shown as a string where the key is quoted `"` or `\\"` (JSON stays JSON)."""
+    opening = text[start : start + 2] if text.startswith('\\"', start) else text[start : start + 1]
+    quote = key_quote if key_quote in ('"', '\\"') else ""
+    as_string = quote + REDACTED + quote
+    if opening == '"' or opening == "'" or opening == '\\"':
+        # (`\"`: a string in text held in a JSON string, read with its escapes)
+        string = (_ESCAPED_STRING if len(opening) == 2 else _FLOW_TOKEN).match(text, start)
         assert string is not None  # (matches its opening quote at least)
         closing = opening if string.lastindex is not None else ""
-        held = text[start + 1 : string.end() - len(closing)]
+        held = text[start + len(opening) : string.end() - len(closing)]
         return held, string.end(), (opening + REDACTED + closing) if held else None
     if opening == "[" or opening == "{":
         end, _ = structures[False].end(start)
@@ -199,7 +203,7 @@ def _pair_secret_name(found: re.Match[str]) -> bool:
     text = found.string
     if text.startswith(("[", "{"), found.end()):
         return False  # a list or a mapping names nothing
-    name, _, _ = _pair_value(text, found.end(), False, _StructuresOf(text))
+    name, _, _ = _pair_value(text, found.end(), "", _StructuresOf(text))
     return name is not None and _secret_setting(name)
 
 
@@ -224,7 +228,7 @@ def _pair_entries(text: str) -> str:
             named, roles, values = False, set(), []
         roles.add(role)
         start = found.end()
-        held, last_end, shown = _pair_value(text, start, bool(found.group("quote")), structures)
+        held, last_end, shown = _pair_value(text, start, found.group("quote"), structures)
         if role:
             if not named and held is not None and _secret_setting(held):
                 named = True

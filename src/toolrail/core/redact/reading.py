@@ -14,6 +14,9 @@ _SP = r"[^\S\r\n]"
 # value is read without, and those ending a value are no part of it (the colour is reset)
 _TERMINAL_CODE = r"\x1b\[[0-?]{0,64}+[ -/]{0,4}+[@-~]"
 _CODES = "(?:" + _TERMINAL_CODE + "){0,16}+"
+# the escape opening a terminal code, raw or spelt as an escape: in JSON text (`\u001b`, or
+# `\\u001b` in JSON text held in a JSON string), a Python repr (`\x1b`), a shell (`\033`)
+_ESC = r"(?:\x1b|\\{1,2}(?:u001[bB]|x1[bB]|033))"
 _SP_OR_CODE = "(?:" + _SP + "|" + _TERMINAL_CODE + ")"  # (no code opens with a space)
 # the quotes other than `"` and `'` a value is written in (a word processor's, CJK corner
 # brackets, guillemets, full-width ones), each opening one and what closes it
@@ -38,12 +41,25 @@ _QUOTE_PAIRS = {
     "＇": "＇",
 }
 _OPENING_QUOTES = "".join(_QUOTE_PAIRS)
+
+
+def _within_quotes(opening: str) -> str:
+    """A character of a value opened by one of the other quotes: to its closing quote, or,
+    not closed (a preview cut off, a closing quote mistyped), to its line's end; another
+    opening ends it too, so each stretch is read once. A flag's value and a name's read it
+    so alike (`--password「x y`, `password=「x y`)."""
+    return f"[^{opening}{_QUOTE_PAIRS[opening]}\\r\\n]"
+
+
 _ANY_QUOTE = "".join(sorted({*_OPENING_QUOTES, *"".join(_QUOTE_PAIRS.values())}))
 # a word: to a space or a quote, and not into an escaped quote (`\"` in JSON text; `\\`,
 # an escaped backslash, is read whole, so the quote after it still ends the string)
 _ESCAPES_NO_QUOTE = r"\\\\|\\(?![\"\\\r\n])"
 """An escaped backslash, read whole, or a backslash escaping anything but a quote (or a line
 end: a backslash before one continues the line, it is no part of a word)."""
+# a string in text held in a JSON string (`\"...\"`), read with its escapes (`\\` escapes
+# the next escape), to its closing `\"` (caught) or, cut off, its line's end
+_ESCAPED_QUOTED = r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(\\")?'
 _VALUE_WORD = r"""(?:[^\s"'\\]++|""" + _ESCAPES_NO_QUOTE + ")++"
 _UNICODE_DASH = (  # one of `_DASHES` but `-`, raw or escaped in JSON text (`\u2014`, `\\u2014`)
     "(?:[" + _DASHES[1:] + r"]|\\{1,2}u(?i:" + "|".join(f"{ord(d):04x}" for d in _DASHES[1:]) + "))"

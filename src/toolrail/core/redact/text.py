@@ -135,6 +135,13 @@ def _passes(text: str) -> str:
     other_dashes = "\\u" in text or not text.isascii()  # a dash written other than `-`
     if "-" in text or other_dashes:
         text = _hidden_values(text, _FLAG_WORD)
-        if '"-' in text or "'-" in text or other_dashes or "\x1b[" in text:
+        if (
+            '"-' in text
+            or "'-" in text
+            or other_dashes
+            or "\x1b[" in text
+            or "1b[" in text
+            or "033[" in text
+        ):
             text = _hidden_values(text, _FLAG_ITEM)
     return _restored(text, held) if held else text

@@ -7,12 +7,13 @@ import re
 
 from toolrail.core.redact.argv import _argv_shown
 from toolrail.core.redact.held import _content
-from toolrail.core.redact.reading import _ANY_DASH, _with_hidden
+from toolrail.core.redact.reading import _ANY_DASH, _CODES, _with_hidden
 
 # A YAML block list's item opening its line with a dash (`  - --password`, `- "-u"`): an
 # argv written as YAML has one wherever its policy hides anything (a flag, curl's `-u`,
 # `mysql -pX`), so text without one has no YAML argv to read
-_YAML_DASHED_ITEM = re.compile(r"^[ \t]*+-[ \t]++[\"']?+" + _ANY_DASH, re.MULTILINE)
+# (terminal codes before its dash, `- \x1b[1m--password`, set nothing apart)
+_YAML_DASHED_ITEM = re.compile(r"^[ \t]*+-[ \t]++[\"']?+" + _CODES + _ANY_DASH, re.MULTILINE)
 # a line with content (not blank, not a comment): its indentation, and, if it is a list's
 # item (`-` and a space, or the line's end), the dash and where its value opens
 _YAML_LINE = re.compile(r"^([ \t]*+)(?:(-)(?=[ \t\r\n]|\Z)[ \t]*+|(?=[^\s#]))", re.MULTILINE)

@@ -1,0 +1,114 @@
+"""Secret shapes a hostile review found free text still showed: a pair entry's value in an
+escaped quote (a JSON preview cut off), an argv's flag item with a terminal code spelt as an
+escape (a Python repr), a flag's value in another quote not closed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.hang_guard import finished
+from toolrail.core.redact import REDACTED, redact, redact_text
+
+X = "hunter2-s3cr3t"
+
+
+def _cut_after_secret(data: object) -> str:
+    """JSON text of `data` cut off three characters past the secret: a preview."""
+    text = json.dumps(data)
+    return text[: text.index(X) + len(X) + 3]
+
+
+# --- 1. a pair entry's value in an escaped quote -------------------------------------------
+
+
+ESCAPED_PAIRS = [
+    _cut_after_secret({"output": f'name=DB_PASSWORD value="{X}" next'}),
+    _cut_after_secret({"output": f'Key=password,Value="{X}" next'}),
+    _cut_after_secret({"output": f'name="DB_PASSWORD" value="{X}" next'}),
+    f'log: "name=DB_PASSWORD value=\\"{X}\\" ok"',
+]
+
+ESCAPED_PAIRS_STAY = [
+    _cut_after_secret({"output": f'name=PORT value="{X}" next'}),
+    'log: "name=DB_PASSWORD value=\\"\\" ok"',  # an empty value
+]
+
+
+# --- 2. an argv's flag with a terminal code spelt as an escape ------------------------------
+
+
+CODED_ARGV = ["--token\x1b[0m", X]
+CODED_FLAGS = [
+    repr(CODED_ARGV),
+    f"running {CODED_ARGV}",
+    repr(["\x1b[1m--password\x1b[0m", X, "-v"]),
+    json.dumps({"line": repr(CODED_ARGV)}),  # the repr inside JSON text
+    f"- --token\x1b[0m\n- {X}",  # a YAML block list
+    f"args:\n  - \x1b[1m--password\x1b[0m\n  - {X}\n",
+]
+
+
+def test_a_flag_with_codes_hides_its_value_in_data_too() -> None:
+    assert redact(["--token\x1b[0m", X]) == ["--token\x1b[0m", REDACTED]
+    assert redact(["\x1b[1m--token\x1b[0m", X]) == ["\x1b[1m--token\x1b[0m", REDACTED]
+
+
+# --- 3. a flag's value in another quote, not closed ------------------------------------------
+
+
+UNCLOSED_QUOTES = [
+    (f"--password「correct {X}", f"--password「{REDACTED}"),
+    (f"--password “correct {X}“", f"--password “{REDACTED}“"),
+    (f'--password “correct {X}"', f"--password “{REDACTED}"),
+    (f"--password «correct {X}\nnext", f"--password «{REDACTED}\nnext"),  # to its line's end
+    (f"password=「correct {X}", f"password=「{REDACTED}"),  # (as it was)
+]
+
+QUOTES_STAY = [
+    "--password「」 --verbose",  # an empty value
+    "--verbose「quoted words」",
+]
+
+
+# --- what each shape shows, and what stays ----------------------------------------------------
+
+
+HIDDEN = [*ESCAPED_PAIRS, *CODED_FLAGS, *(text for text, _ in UNCLOSED_QUOTES)]
+
+
+@pytest.mark.parametrize("text", HIDDEN)
+def test_each_shape_hides_its_secret(text: str) -> None:
+    assert X not in redact_text(text), text
+
+
+@pytest.mark.parametrize(("text", "shown"), UNCLOSED_QUOTES)
+def test_each_shape_is_hidden_as_shown(text: str, shown: str) -> None:
+    """The value goes whole; its quotes, the name and what is around it stay."""
+    assert redact_text(text) == shown
+
+
+@pytest.mark.parametrize("text", [*ESCAPED_PAIRS_STAY, *QUOTES_STAY])
+def test_what_names_no_secret_or_holds_no_value_stays(text: str) -> None:
+    assert redact_text(text) == text
+
+
+# --- what stays linear ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'name=DB_PASSWORD value=\\"' + "x" * 1_000_000,
+        'name=password value=\\"x\\" ' * 40_000,
+        'value=\\"' * 150_000 + "name=password",
+        "['--token\\x1b[0m', " * 60_000,
+        "['--token" + "\\x1b[0m" * 150_000,
+        "- --token\x1b[0m\n" * 70_000,
+        "--password「" + "x " * 500_000,
+        "--password “" * 200_000,
+    ],
+)
+def test_hostile_review_shapes_take_linear_time(text: str) -> None:
+    assert finished(lambda: redact_text(text)), text[:40]
