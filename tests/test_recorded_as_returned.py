@@ -15,10 +15,13 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
 from toolrail import ExecutionContext, Executor, JsonlCallLog, ToolCall, ToolRegistry, tool
 from toolrail.observe.otel import OtelSink
+from toolrail.policy.approvals import ApprovalRequest, Approve
+from toolrail.policy.gates import Gates
+from toolrail.policy.rules import Rules
 
 pytestmark = pytest.mark.anyio
 
@@ -234,3 +237,55 @@ async def test_what_is_taken_as_the_call_ends_reads_as_the_record_made_it_before
     }
     assert line["output_type"] == "dict"
     assert line["metadata"] == {"tags": ["a", "b"], "listing": {"items": ["x"]}, "raw": "bytes"}
+
+
+@tool
+async def connect(host: str, creds: dict[str, SecretStr], keys: list[SecretStr]) -> str:
+    """Connect, quoting the keys (as a careless tool would)."""
+    return f"connected {host} with {creds['api'].get_secret_value()} {keys[0].get_secret_value()}"
+
+
+async def test_a_caller_scrubbing_a_declared_secret_container_un_hides_nothing(
+    tmp_path: Path, spans: tuple[TracerProvider, InMemorySpanExporter]
+) -> None:
+    """A declared secret that is a container (`dict[str, SecretStr]`) is masked whole, its
+    value kept for what it hides: taken as it was too, not as the caller's dict is later."""
+    provider, exporter = spans
+    log, sink = JsonlCallLog(tmp_path), OtelSink(provider, record_content=True)
+    executor = Executor(ToolRegistry([connect]), sinks=[log, sink])
+    arguments = {"host": "h", "creds": {"api": SECRET}, "keys": [SECRET[::-1]]}
+    await executor.run(ToolCall(id="c", name="connect", arguments=arguments), ExecutionContext())
+    arguments["creds"]["api"] = "***"  # type: ignore[index]
+    arguments["keys"][0] = "***"  # type: ignore[index]
+    assert log.flush()
+    assert sink.flush()
+    line = _lines(tmp_path)["c"]
+    assert line["output"] == "connected h with [REDACTED] [REDACTED]"
+    (span,) = exporter.get_finished_spans()
+    result = str(dict(span.attributes or {})["gen_ai.tool.call.result"])
+    assert orjson.loads(result) == line["output"]
+
+
+@tool
+async def shell(command: str) -> str:
+    """Run a command."""
+    return f"ran {command}"
+
+
+async def test_a_persons_edit_is_recorded_as_the_arguments_it_replaced(tmp_path: Path) -> None:
+    """`metadata.asked_arguments`: the model's own arguments, as data (an object), as the
+    log always wrote them."""
+
+    async def edit(request: ApprovalRequest) -> Approve:
+        return Approve(arguments={"command": "git status"})
+
+    log = JsonlCallLog(tmp_path)
+    gates = Gates(rules=Rules.of(ask=["shell"]), approver=edit)
+    executor = Executor(ToolRegistry([shell]), gates=gates, sinks=[log])
+    call = ToolCall(id="s", name="shell", arguments={"command": "git push"})
+    await executor.run(call, ExecutionContext())
+    assert log.flush()
+    line = _lines(tmp_path)["s"]
+    assert line["args"] == {"command": "git status"}
+    assert line["metadata"] == {"asked_arguments": {"command": "git push"}}
+    assert line["output"] == "ran git status"

@@ -112,3 +112,32 @@ async def test_a_sink_given_to_executors_sharing_a_resilience_hears_each_change_
     for _ in range(3):  # the first executor's calls are refused now: no change, no news
         await first.run(ToolCall(name="flaky"), ExecutionContext())
     assert _states(log) == ["open"]
+
+
+class _NamedSink:
+    """A sink with a hand-written `__eq__` that raises for anything but its own kind."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.heard: list[ToolEvent] = []
+
+    def __call__(self, event: ToolEvent) -> None:
+        self.heard.append(event)
+
+    def __eq__(self, other: object) -> bool:
+        return self.name == other.name  # type: ignore[attr-defined]
+
+    __hash__ = object.__hash__
+
+
+async def test_a_sink_whose_eq_raises_costs_no_executor_its_news() -> None:
+    shared = Resilience()
+    log: list[ToolEvent] = []
+    own: list[ToolEvent] = []
+    named = _NamedSink("audit")
+    first = Executor(ToolRegistry([flaky]), resilience=shared, sinks=[log.append])
+    second = Executor(ToolRegistry([flaky]), resilience=shared, sinks=[own.append, named])
+    for _ in range(5):
+        await second.run(ToolCall(name="flaky"), ExecutionContext())
+    assert _states(log) == _states(own) == _states(named.heard) == ["open"]
+    assert first.circuit_state("flaky") == "open"

@@ -10,6 +10,7 @@ import orjson
 import pydantic
 from returns.result import Failure, Success
 
+from toolrail.core.declared import Masked
 from toolrail.core.errors import ToolError
 from toolrail.core.redact import TOO_DEEP, redact_text
 from toolrail.recording.events import ToolEvent
@@ -163,10 +164,9 @@ def taken(value: object) -> Any:
 
 
 def arguments_as_they_are(raw: object) -> Any:
-    """A call's arguments as they are now (`as_it_is`): text as it is; plain JSON data as
-    its JSON text (bytes, which `read_arguments` reads as the data); other data copied, its
-    dicts and lists anew and its text kept as it is: a declared secret's `Masked` value
-    (a `str` subclass), read by the writer to find what the arguments hide, stays one."""
+    """A call's arguments as they are now (`as_it_is`), for `read_arguments`: text as it
+    is; plain JSON data as its JSON text (bytes, which it reads as the data); other data
+    as `arguments_copied` copies it."""
     if type(raw) in SETTLED or isinstance(raw, str | bytes):
         return raw
     try:
@@ -178,8 +178,18 @@ def arguments_as_they_are(raw: object) -> Any:
 _PLAIN = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
+def arguments_copied(raw: object) -> Any:
+    """Arguments as they are now, in their own shape: dicts and lists copied, text and
+    numbers kept, a declared secret's `Masked` value (read by the writer to find what the
+    arguments hide) a `Masked` of its value copied; anything else its JSON data now."""
+    return _copied(raw, 0)
+
+
 def _copied(raw: object, depth: int) -> Any:
     kind = type(raw)
+    if kind is Masked:  # its value may be a caller's own dict: copied, masked again
+        value = cast(Masked, raw).get_secret_value()
+        return raw if type(value) in SETTLED else Masked(_copied(value, depth + 1))
     if kind in SETTLED or isinstance(raw, str | bytes):
         return raw
     if depth < _MAX_DEPTH:

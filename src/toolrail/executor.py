@@ -652,10 +652,17 @@ _Change = tuple[ToolEvent, tuple[Sink, ...]]
 
 
 def _holds(executor: Executor, sink: Sink) -> bool:
-    """Whether `executor` has `sink`: the same object, or the same object's method (each
-    `log.append` read is a method object of its own)."""
+    """Whether `executor` has `sink`: the same object, or the same method of the same
+    object (each `log.append` read is a method object of its own). Compared by identity
+    and name: a sink's own `__eq__` may raise."""
+    kind = type(sink)
+    if kind not in _METHODS:
+        return any(one is sink for one in executor.sinks.sinks)
+    bound, name = getattr(sink, "__self__", None), getattr(sink, "__name__", None)
     return any(
-        one is sink or (type(one) in _METHODS and one == sink) for one in executor.sinks.sinks
+        one is sink
+        or (type(one) is kind and getattr(one, "__self__", None) is bound and one.__name__ == name)
+        for one in executor.sinks.sinks
     )
 
 

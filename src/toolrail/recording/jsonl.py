@@ -2,15 +2,16 @@
 
 Each line is valid against `schemas/tool-call-log-entry.schema.json`. Recording is off the
 call path: the sink only queues the finished call's parts, as they are when it ends (an
-output, arguments or metadata that could still change is made JSON data then: a caller or
-tool changing it later changes nothing recorded); a writer thread builds, redacts and
-serialises the records once calls pause (2 ms with none ending; at most 20 ms after
-the first) and appends them in batches, each batch with one `write(2)` under an exclusive
-`flock`, so threads, tasks and separate processes appending to the same file never
-interleave, and a lock held by another process never stalls the event loop. If a write
-fails half-way, the part written is cut off again, so a line is there whole or not at all.
-`flush()` waits for what was queued; `close()` / `aclose()` (or `with` / `async with`) flush
-and stop, and whatever is still queued at interpreter exit is written then.
+output, arguments or metadata that could still change is made JSON text then, a caller or
+tool changing it later changes nothing recorded: about 0.3 µs for a small output, 0.3 ms for
+one at the executor's output cap, 50 ms for a million entries with the cap off); a writer
+thread builds, redacts and serialises the records once calls pause (2 ms with none ending;
+at most 20 ms after the first) and appends them in batches, each batch with one `write(2)`
+under an exclusive `flock`, so threads, tasks and separate processes appending to the same
+file never interleave, and a lock held by another process never stalls the event loop. If a
+write fails half-way, the part written is cut off again, so a line is there whole or not at
+all. `flush()` waits for what was queued; `close()` / `aclose()` (or `with` / `async with`)
+flush and stop, and whatever is still queued at interpreter exit is written then.
 
 A process killed with `kill -9` loses the lines still queued (those of calls ended in the
 last 20 ms, more while the writer is behind a burst), never a line already begun. With
@@ -40,6 +41,7 @@ from toolrail._diagnostics import get_logger
 from toolrail._jsonish import (
     SETTLED,
     arguments_as_they_are,
+    arguments_copied,
     as_it_is,
     json_safe,
     taken,
@@ -137,10 +139,10 @@ def _ended(event: ToolCompleted | ToolFailed, day: date) -> _Ended:
 
 
 def _metadata(attached: Mapping[str, object]) -> dict[str, object]:
-    """A call's metadata as it is now (`as_it_is`), a person's edit of its arguments as
-    arguments are (`arguments_as_they_are`), without the `source` every line has."""
+    """A call's metadata as it is now (`as_it_is`), a person's edit of its arguments in
+    their own shape (`arguments_copied`), without the `source` every line has."""
     return {
-        key: arguments_as_they_are(value) if key == "asked_arguments" else as_it_is(value)
+        key: arguments_copied(value) if key == "asked_arguments" else as_it_is(value)
         for key, value in attached.items()
         if key != "source"
     }
