@@ -125,7 +125,7 @@ class _NamedSink:
         self.heard.append(event)
 
     def __eq__(self, other: object) -> bool:
-        return self.name == other.name  # type: ignore[attr-defined]
+        return bool(self.name == other.name)  # type: ignore[attr-defined]
 
     __hash__ = object.__hash__
 
