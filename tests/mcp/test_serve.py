@@ -542,3 +542,12 @@ async def test_text_that_is_not_utf8_reaches_the_client_and_the_server_lives(
     assert all(m is not None and "\ufffd" in m for m in seen)
     assert all("a1B2c3D4" not in str(m) for m in seen)
     assert text(after) == "hello after"
+
+
+async def test_serving_local_tools_reports_no_failed_sink(caplog: pytest.LogCaptureFixture) -> None:
+    """Made with a registry of local tools, the server's own sink hears their `registered`
+    events while it is being made (it failed on each, as a warning on every start)."""
+    with caplog.at_level("WARNING"):
+        gateway = McpToolServer(ToolRegistry([greet, add]), context=ExecutionContext(agent="t"))
+        gateway.registry.register(fail)
+    assert [record.getMessage() for record in caplog.records] == []

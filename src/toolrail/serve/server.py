@@ -49,7 +49,7 @@ from toolrail.core.params import ParameterSchema
 from toolrail.executor import Executor
 from toolrail.mcp.hub import definition_hash
 from toolrail.policy.gates import Gates
-from toolrail.recording.events import Sink, ToolEvent, ToolProgress
+from toolrail.recording.events import Sink, ToolCompleted, ToolEvent, ToolFailed, ToolProgress
 from toolrail.registry import AgentToolTable, AnyTool, ToolRegistry
 from toolrail.resilience import Resilience
 from toolrail.routing import Router
@@ -337,9 +337,11 @@ class McpToolServer:
 
     def _on_event(self, event: ToolEvent) -> None:
         """The sink that turns a running call's progress into MCP progress notifications,
-        and tells the router of failures."""
-        self.router.observe(event)
-        if isinstance(event, ToolProgress):
+        and tells the router how calls ended (the executor tells of its tools while this
+        server is still being made: no router yet, nothing for it)."""
+        if isinstance(event, ToolCompleted | ToolFailed):
+            self.router.observe(event)
+        elif isinstance(event, ToolProgress):
             exchange = self._calls.get(event.call_id)
             if exchange is not None:
                 exchange.report_progress(event.progress, event.total, event.message)
