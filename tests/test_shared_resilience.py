@@ -23,7 +23,7 @@ from toolrail import (
     ToolRegistry,
     tool,
 )
-from toolrail.resilience import Resilience
+from toolrail.resilience import HealthTracker, Resilience
 
 pytestmark = pytest.mark.anyio
 
@@ -141,3 +141,21 @@ async def test_a_sink_whose_eq_raises_costs_no_executor_its_news() -> None:
         await second.run(ToolCall(name="flaky"), ExecutionContext())
     assert _states(log) == _states(own) == _states(named.heard) == ["open"]
     assert first.circuit_state("flaky") == "open"
+
+
+async def test_a_sink_given_to_executors_sharing_health_alone_hears_each_change_once() -> None:
+    """Two `Resilience`s with one `HealthTracker` (breakers apart, health shared)."""
+    health = HealthTracker()
+    log: list[ToolEvent] = []
+    first = Executor(
+        ToolRegistry([flaky]), resilience=Resilience(health=health), sinks=[log.append]
+    )
+    second = Executor(
+        ToolRegistry([flaky]), resilience=Resilience(health=health), sinks=[log.append]
+    )
+    for _ in range(5):
+        await second.run(ToolCall(name="flaky"), ExecutionContext())
+    statuses = [event.status for event in log if isinstance(event, ToolHealthChanged)]
+    assert statuses == ["failing"]
+    assert _states(log) == ["open"]  # the second's own breaker
+    assert first.circuit_state("flaky") == "closed"

@@ -557,10 +557,12 @@ class Executor:
         return Success(await run_sync(cap_output, output, cap, spill))
 
     def _circuit_changed(self, breaker: str, state: State) -> None:
-        self._tell_changes(((CircuitStateChanged(breaker=breaker, state=state), self._tells()),))
+        tells = self._tells(self.resilience.listeners())
+        self._tell_changes(((CircuitStateChanged(breaker=breaker, state=state), tells),))
 
     def _health_changed(self, health: Health) -> None:
-        self._tell_changes(((ToolHealthChanged(tool=health.tool, health=health), self._tells()),))
+        tells = self._tells(self.resilience.health.listeners())
+        self._tell_changes(((ToolHealthChanged(tool=health.tool, health=health), tells),))
 
     def _tell_changes(self, changes: Sequence[_Change]) -> None:
         """Emit changes of circuits and health; those a call's verdict makes wait for its
@@ -572,15 +574,15 @@ class Executor:
         for change, sinks in changes:
             self.sinks.emit(change, sinks)
 
-    def _tells(self) -> tuple[Sink, ...]:
-        """Which of our sinks we tell of a change of the circuits and health we share: those
-        no other executor sharing them tells. A sink given to several hears each change
-        once, from the executor whose call made it (after that call's finished event), or
-        else from the first of them listening."""
+    def _tells(self, listeners: Iterable[Callable[..., None]]) -> tuple[Sink, ...]:
+        """Which of our sinks we tell of a change of the circuits or health we share with
+        the other executors among `listeners`: those no other one tells. A sink given to
+        several hears each change once, from the executor whose call made it (after that
+        call's finished event), or else from the first of them listening."""
         sinks = self.sinks.sinks
         sharing = [
             executor
-            for listener in self.resilience.listeners()
+            for listener in listeners
             if isinstance(executor := getattr(listener, "__self__", None), Executor)
         ]
         if len(sharing) < 2:

@@ -350,6 +350,10 @@ class HealthTracker:
         holds its listeners)."""
         self._listeners.add(listener)
 
+    def listeners(self) -> list[HealthListener]:
+        """Those listening still (`listen`), in the order they began."""
+        return self._listeners.alive()
+
     def record(self, tool: str, ok: bool, duration_ms: float, failure: str | None) -> None:
         if failure is not None and not ok:  # shown in events and `tools explain`: redacted once
             failure = redact_text(failure)
