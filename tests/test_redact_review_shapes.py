@@ -1,6 +1,8 @@
 """Secret shapes a hostile review found free text still showed: a pair entry's value in an
 escaped quote (a JSON preview cut off), an argv's flag item with a terminal code spelt as an
-escape (a Python repr), a flag's value in another quote not closed."""
+escape (a Python repr), a flag's value in another quote not closed; a name/value entry as
+XML elements or as an element's text, an element with attributes or a namespace, cut off
+at `<`."""
 
 from __future__ import annotations
 
@@ -72,10 +74,61 @@ QUOTES_STAY = [
 ]
 
 
+# --- 4. XML: an entry as elements, an element's text, attributes, a namespace, cut off -------
+
+
+XML_ENTRIES = [
+    (
+        f"<property><name>fs.s3a.secret.key</name><value>{X}</value></property>",
+        f"<property><name>fs.s3a.secret.key</name><value>{REDACTED}</value></property>",
+    ),
+    (
+        f"<property>\n  <name>fs.s3a.secret.key</name>\n  <value>{X}</value>\n</property>\n",
+        f"<property>\n  <name>fs.s3a.secret.key</name>\n  <value>{REDACTED}</value>\n</property>\n",
+    ),
+    (  # a sibling between, value first
+        f"<property><value>{X}</value><final>true</final><name>db.password</name></property>",
+        f"<property><value>{REDACTED}</value><final>true</final><name>db.password</name></property>",
+    ),
+    (
+        f'<property name="password">{X}</property>',
+        f'<property name="password">{REDACTED}</property>',
+    ),
+    (f'<entry key="db.password">{X}</entry>', f'<entry key="db.password">{REDACTED}</entry>'),
+    (
+        f'<property name="password"\n          value="{X}"/>',
+        f'<property name="password"\n          value="{REDACTED}"/>',
+    ),
+    (f'<password type="text">{X}</password>', f'<password type="text">{REDACTED}</password>'),
+    (
+        f'<wsse:Password Type="#PasswordText">{X}</wsse:Password>',
+        f'<wsse:Password Type="#PasswordText">{REDACTED}</wsse:Password>',
+    ),
+    (f"<password>{X}<", f"<password>{REDACTED}<"),  # cut off at its closing tag
+    (f"<password>{X}</pass", f"<password>{REDACTED}</pass"),
+]
+
+XML_HIDDEN = [json.dumps({"x": f"<password>{X}</password>"})[: len(X) + 18]]
+
+XML_STAYS = [
+    "Enter <token> here, then press OK. The app shows your balance.</p>",
+    "<p>Enter <password> below.</p>",
+    "<property><name>fs.s3a.endpoint</name><value>s3.example.com</value></property>",
+    "<property><name>a.password</name></property><property><value>x1y2z3w4</value></property>",
+    "<property>\n  <name>db.password</name>\n</property>\n<value>x1y2z3w4</value>",
+    '<property name="port">8080</property>',
+    '<property name="password" value="">x1y2z3w4</property>',  # the value is its attribute
+    "if a > b: name=password",
+    "<password> </password>",
+    "login <password> [--verbose]",
+]
+
+
 # --- what each shape shows, and what stays ----------------------------------------------------
 
 
-HIDDEN = [*ESCAPED_PAIRS, *CODED_FLAGS, *(text for text, _ in UNCLOSED_QUOTES)]
+SHOWN = [*UNCLOSED_QUOTES, *XML_ENTRIES]
+HIDDEN = [*ESCAPED_PAIRS, *CODED_FLAGS, *XML_HIDDEN, *(text for text, _ in SHOWN)]
 
 
 @pytest.mark.parametrize("text", HIDDEN)
@@ -83,13 +136,13 @@ def test_each_shape_hides_its_secret(text: str) -> None:
     assert X not in redact_text(text), text
 
 
-@pytest.mark.parametrize(("text", "shown"), UNCLOSED_QUOTES)
+@pytest.mark.parametrize(("text", "shown"), SHOWN)
 def test_each_shape_is_hidden_as_shown(text: str, shown: str) -> None:
     """The value goes whole; its quotes, the name and what is around it stay."""
     assert redact_text(text) == shown
 
 
-@pytest.mark.parametrize("text", [*ESCAPED_PAIRS_STAY, *QUOTES_STAY])
+@pytest.mark.parametrize("text", [*ESCAPED_PAIRS_STAY, *QUOTES_STAY, *XML_STAYS])
 def test_what_names_no_secret_or_holds_no_value_stays(text: str) -> None:
     assert redact_text(text) == text
 
@@ -108,6 +161,18 @@ def test_what_names_no_secret_or_holds_no_value_stays(text: str) -> None:
         "- --token\x1b[0m\n" * 70_000,
         "--password「" + "x " * 500_000,
         "--password “" * 200_000,
+        "<password type='x'" * 60_000,
+        "<wsse:Password " + "a" * 1_000_000,
+        "<password>x</pass" * 60_000,
+        "<token>" + "x" * 1_000_000 + "</p>",
+        '<property name="password">' * 40_000,
+        '<property name="password">x' * 40_000,
+        '<property name="password"\n' * 40_000 + "value=x",
+        "<name>password</name>" * 50_000,
+        "<name>password</name>" + "<a>" * 200_000 + "<value>x</value>",
+        "<name>password</name>" + "</a>" * 200_000,
+        "<value>x</value>" * 60_000 + "<name>password</name>",
+        "> x " * 250_000 + "name=password",
     ],
 )
 def test_hostile_review_shapes_take_linear_time(text: str) -> None:

@@ -33,17 +33,21 @@ and every `ArgumentIssue` redact their text when they are made):
   (`https://TOKEN@host`); a Slack webhook URL's path; `mysql -pX`, `sshpass -p X`,
   `curl -u user:X`, `.netrc`'s `password X`, a URL's `?key=X`; and `name = value` /
   `name: value` / `"name": "value"` (also inside JSON text; and `=>`, `->`, `→`, `：`, `＝`, any
-  Unicode space, a YAML value on the lines below `name:`, an XML element `<name>value</name>`,
-  a table's row `| name | value |`) wherever `is_secret_key(name)`
-  holds, so text and mapping keys share one notion of a secret name (`secretKey=`,
-  `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` written in text,
+  Unicode space, a YAML value on the lines below `name:`, an XML element `<name>value</name>`
+  (with attributes or a namespace, `<wsse:Password Type="...">`, its text to its own
+  closing tag, cut off or not), a table's row `| name | value |`) wherever
+  `is_secret_key(name)` holds, so text and mapping keys share one notion of a secret name
+  (`secretKey=`, `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` in text,
   or as an argv's items in a YAML block list (`- --secret` then `- X`), read as `redact`
   reads the list, and a name/value entry written as YAML (`- name: DB_PASSWORD` then
   `value: X`; indented JSON text too) or as a mapping on one line (JSON text cut off or
   after a log's prefix, a Python repr, a YAML flow mapping) or as pairs on one line outside
-  any brackets (`name=DB_PASSWORD value=X`, an XML element's attributes, a JSON fragment),
-  read as `redact` reads it. A flag's or a name's value in other quotes (`--token「X」`,
-  `“X”`, `«X»`) goes with its quotes kept, and terminal codes in a flag's item hide nothing.
+  any brackets (`name=DB_PASSWORD value=X`, quoted `\\"` in JSON text too, an XML element's
+  attributes, over lines, a JSON fragment) or as XML elements (`<name>DB_PASSWORD</name>`
+  and `<value>X</value>` within one parent, or `<entry key="password">X</entry>`), read as
+  `redact` reads it. A flag's or a name's value in other quotes (`--token「X」`,
+  `“X”`, `«X»`; not closed, to the line's end) goes with its quotes kept, and terminal codes
+  in a flag's item (raw or spelt `\\x1b`, `\\u001b`, `\\033`) hide nothing.
   The value goes whole, whatever it is: a string read with its escapes, a number, a list
   or an object to its matching bracket (JSON text stays JSON: `"passwords": "[REDACTED]"`,
   as `redact` gives for the data), or to the end of text cut off inside it (a preview).
@@ -66,9 +70,9 @@ it, never a backtracking stall.
 Its modules, each one responsibility: `names` (which names name a secret), `markers`,
 `reading` (what every text pass reads with), `text` (`redact_text` and the order of its
 passes) and the passes: `tokens`, `commands`, `curl`, `held` (JSON strings), `jsontext`
-(JSON text whole), `flags`, `assignments`, `yaml_argv`, `entries` with `yaml_entries` and
-`line_entries`, over `quotes` and `structures`; `argv` and `data` (`redact` of data);
-`terminal` (`printable`) and `cutting` (`cut`, `shorten`, `shown_name`).
+(JSON text whole), `flags`, `assignments`, `yaml_argv`, `entries` with `yaml_entries`,
+`line_entries` and `pair_entries`, over `quotes` and `structures`; `argv` and `data`
+(`redact` of data); `terminal` (`printable`) and `cutting` (`cut`, `shorten`, `shown_name`).
 """
 
 from __future__ import annotations

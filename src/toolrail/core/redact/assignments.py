@@ -17,6 +17,7 @@ from toolrail.core.redact.reading import (
     _SP_OR_CODE,
     _TERMINAL_CODE,
     _codes_start,
+    _element_text_end,
     _indent_end,
     _within_quotes,
 )
@@ -30,13 +31,18 @@ from toolrail.core.redact.structures import _ESCAPED_OPENING, _StructuresOf
 # or `＝`, with any spaces around it (columns aligned far apart too); or, read as one, the
 # `>` closing an XML element's tag (`<password>X</password>`: `_ELEMENT_TEXT`) and a table's
 # bar between a name's cell and the next (`| password | X |`: `_TABLE_VALUE`).
-_NAME_ASSIGNED = re.compile(  # (after a colour, `\x1b[1mpin:`, the name is the code's rest)
-    r"(?<![A-Za-z0-9_.-])(?:(?<=\x1b\[)[0-?]{0,64}+[ -/]{0,4}+[@-~])?([A-Za-z0-9_.-]{1,128})"
-    r"(\\?[\"']?"
+# An element's tag is read from its `<`, with a namespace's prefix (`<wsse:Password`) and
+# attributes (`<password type="text">`, over lines too) before its `>`.
+_NAME_ASSIGNED = re.compile(
+    r"(?:(?P<tag><(?:[A-Za-z_][\w.-]{0,31}+:)?+)"
+    # (after a colour, `\x1b[1mpin:`, the name is the code's rest)
+    r"|(?<![A-Za-z0-9_.-])(?:(?<=\x1b\[)[0-?]{0,64}+[ -/]{0,4}+[@-~])?)"
+    r"(?P<name>[A-Za-z0-9_.-]{1,128})"
+    r"(?(tag)(?P<element>(?:\s[^<>]{0,1024}+)?+(?<![/=-])>)|(?P<separator>\\?[\"']?"
     + _SP_OR_CODE
-    + r"{0,32}+(?:[=-]>|→|[:=：＝]=?|(?P<element>(?<!-)>)|(?P<cell>\|))"
+    + r"{0,32}+(?:[=-]>|→|[:=：＝]=?|(?P<cell>\|))"
     + _SP_OR_CODE
-    + r"{0,32}+)"
+    + r"{0,32}+))"
 )
 # The value after a secret name. A string is read with its escapes, so an escaped quote
 # does not end it: `"..."`, `'...'`, and `\"...\"` inside JSON text held in a JSON string
@@ -67,21 +73,16 @@ def _redact_assignments(text: str) -> str:
     quotes_before = _QuotesBefore(text, '"')
     structures = _StructuresOf(text)
     for name in _NAME_ASSIGNED.finditer(text):
-        if name.start() < done or not is_secret_key(name.group(1)):
+        if name.start() < done or not is_secret_key(name.group("name")):
             continue
         start = name.end()
-        separator = name.group(2)
+        separator = name.group("separator")
         if name.group("element") or name.group("cell"):
             if name.group("cell"):  # `| password | X |`: the next cell, one word
-                end = _cell_value_end(text, name.start(), start)
-            else:  # `<password>X</password>`: the element's text (a `>` alone is no separator)
-                start = name.end("element")
-                found = (
-                    _ELEMENT_TEXT.match(text, start)
-                    if text[name.start() - 1 : name.start()] == "<"
-                    else None
-                )
-                end = None if found is None else found.end()
+                end = _cell_value_end(text, name.start("name"), start)
+            else:  # `<password>X</password>`: the element's text, to its own closing tag
+                tag = text[name.start() + 1 : name.end("name")]
+                end = _element_text_end(text, start, tag)
             if end is not None:
                 parts += (text[done:start], REDACTED)
                 done = end
@@ -135,9 +136,6 @@ def _redact_assignments(text: str) -> str:
 
 
 _NO_VALUE = frozenset({"null", "None"})
-# an XML element's text, to its closing tag (`</`), or cut off, one word to the end of text
-# (not a placeholder, `login <password> [--verbose]`)
-_ELEMENT_TEXT = re.compile(r"[^<]++(?=</)|[^<\s]++\Z")
 
 
 # a YAML block scalar's header (`|`, `>-`, `|+2`), after an anchor or a tag, or nothing,

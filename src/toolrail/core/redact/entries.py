@@ -15,10 +15,12 @@ def _names_a_secret_entry(
 ) -> bool:
     """Whether `text` holds an entry's name key (found by `keys`, its key group looked up
     in `_ENTRY_KEYS`) whose name names a secret (`names_a_secret`, read as the pass reads
-    it), and an entry's value key: else the pass has nothing to hide."""
+    it), and an entry's value key (or a value found with no key: an element's text): else
+    the pass has nothing to hide."""
     value = named = False
     for found in keys.finditer(text):
-        names = _ENTRY_KEYS.get(found.group("key"))
+        key = found.group("key")
+        names = _ENTRY_KEYS.get(key) if key is not None else False
         if names is False:
             value = True
         elif names and not named:

@@ -1,5 +1,5 @@
-"""Name/value entries written on one line: a mapping in JSON-like text, read by its strings
-and brackets, and pairs outside any brackets (`name=DB_PASSWORD value=X`)."""
+"""Name/value entries written on one line as a mapping in JSON-like text, read by its strings
+and brackets (pairs outside any brackets are `pair_entries`')."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import re
 from toolrail.core.redact.entries import _ENTRY_KEYS
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _secret_setting
-from toolrail.core.redact.reading import _ESCAPED_QUOTED, _SPACES, _reach, _with_hidden
-from toolrail.core.redact.structures import _StructuresOf
+from toolrail.core.redact.reading import _SPACES, _reach, _with_hidden
 
 
 def _flow_secret_name(found: re.Match[str]) -> bool:
@@ -155,84 +154,3 @@ def _end_flow_value(
     else:
         shown = REDACTED
     (hidden if mapping.named else mapping.values).append((start, stop, shown))
-
-
-# Pairs on one line outside a mapping's brackets (`name=DB_PASSWORD value=X` in a log, a
-# pydantic model's or a dataclass's repr, an XML element's attributes, AWS's shorthand
-# `Key=password,Value=X`, a JSON fragment `"name": "DB_PASSWORD", "value": "X"`): a key, not
-# glued to a word before it, and its separator (`=`, `:`, `=>`, not `==`)
-_PAIR_KEY = re.compile(
-    r"(?<![\w.-])(?P<quote>\\\"|[\"']?+)(?P<key>[A-Za-z_]{3,15}+)(?P=quote)"
-    r"[ \t]*+(?:=>|[:=](?!=))[ \t]*+"
-)
-_ESCAPED_STRING = re.compile(_ESCAPED_QUOTED)
-_ANY_CASE_VALUE = re.compile("[vV][aA][lL][uU][eE]")  # in every value key of `_ENTRY_KEYS`
-_PAIR_WORD = re.compile(r"[^\s\"',;&<>(){}\[\]]++")  # a value not quoted: to what ends a pair
-# between two pairs, what ends an entry: a line's end, a statement's, a bracket, a tag
-_PAIR_BREAK = re.compile(r"[\n;(){}<]|(?<![=-])>")
-
-
-def _pair_value(
-    text: str, start: int, key_quote: str, structures: _StructuresOf
-) -> tuple[str | None, int, str | None]:
-    """A pair's value at `start`: what it holds (None for a list or a mapping), where it
-    ends, and how it is shown hidden (None: nothing to hide, empty or null); a value not
-    a string is shown as a string where the key is quoted `"` or `\\"` (JSON stays JSON)."""
-    opening = text[start : start + 2] if text.startswith('\\"', start) else text[start : start + 1]
-    quote = key_quote if key_quote in ('"', '\\"') else ""
-    as_string = quote + REDACTED + quote
-    if opening == '"' or opening == "'" or opening == '\\"':
-        # (`\"`: a string in text held in a JSON string, read with its escapes)
-        string = (_ESCAPED_STRING if len(opening) == 2 else _FLOW_TOKEN).match(text, start)
-        assert string is not None  # (matches its opening quote at least)
-        closing = opening if string.lastindex is not None else ""
-        held = text[start + len(opening) : string.end() - len(closing)]
-        return held, string.end(), (opening + REDACTED + closing) if held else None
-    if opening == "[" or opening == "{":
-        end, _ = structures[False].end(start)
-        return None, end, as_string
-    word = _PAIR_WORD.match(text, start)
-    if word is None:
-        return "", start, None
-    held = word.group()
-    return held, word.end(), None if held in _FLOW_NULL else as_string
-
-
-def _pair_secret_name(found: re.Match[str]) -> bool:
-    """`_names_a_secret_entry`'s test of a pair's name key, as `_pair_entries` reads it."""
-    text = found.string
-    if text.startswith(("[", "{"), found.end()):
-        return False  # a list or a mapping names nothing
-    name, _, _ = _pair_value(text, found.end(), "", _StructuresOf(text))
-    return name is not None and _secret_setting(name)
-
-
-def _pair_entries(text: str) -> str:
-    """Each name/value entry written as pairs on one line outside a mapping's brackets
-    (`_PAIR_KEY`: `name=DB_PASSWORD value=X`, `<param name="password" value="X"/>`), in
-    either order, other pairs between, whose name names a secret: its value hidden as
-    `redact` hides it in the data (`_ENTRY_KEYS`, `_secret_setting`). An entry ends where
-    a key of the same role comes again (`name=A value=1 name=B value=2` is two) or at what
-    `_PAIR_BREAK` finds between two pairs. Each pair's value is read once."""
-    hidden: list[tuple[int, int, str]] = []
-    values: list[tuple[int, int, str]] = []  # the entry's, while no name names a secret
-    named = False
-    roles: set[bool] = set()
-    structures = _StructuresOf(text)
-    last_end = 0  # where the last entry's pair ends
-    for found in _PAIR_KEY.finditer(text):
-        role = _ENTRY_KEYS.get(found.group("key"))
-        if role is None or found.start() < last_end:
-            continue  # another key, or one within the value read last
-        if role in roles or _PAIR_BREAK.search(text, last_end, found.start()):
-            named, roles, values = False, set(), []
-        roles.add(role)
-        start = found.end()
-        held, last_end, shown = _pair_value(text, start, found.group("quote"), structures)
-        if role:
-            if not named and held is not None and _secret_setting(held):
-                named = True
-                hidden += values
-        elif shown is not None:
-            (hidden if named else values).append((start, last_end, shown))
-    return _with_hidden(text, hidden)

@@ -115,3 +115,28 @@ _SPACES = re.compile(r"\s*+")
 def _indent_end(text: str, at: int) -> int:
     found = _INDENT.match(text, at)
     return found.end() if found is not None else at
+
+
+# An XML element's text (`<password>X</password>`): to its own closing tag, or cut off
+# (at the end of the text, or within its closing tag: `<password>X<`) one word glued to its
+# start tag; another tag ending it first makes it no value (`Enter <token> here.</p>`: a
+# placeholder in prose), nor does a text of spaces alone
+_ELEMENT_TEXT = re.compile(r"[^<]++")
+_GLUED_WORD = re.compile(r"[^<\s]++")
+_XML_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-")
+
+
+def _element_text_end(text: str, start: int, tag: str) -> int | None:
+    """Where the text of the element `tag` (its qualified name, `wsse:Password`) opening at
+    `start` ends, as `_ELEMENT_TEXT` tells; None if it has none."""
+    found = _ELEMENT_TEXT.match(text, start)
+    if found is None or found.group().isspace():
+        return None
+    end = found.end()
+    closing = "</" + tag.lower()
+    after = text[end : end + len(closing) + 1].lower()
+    if after.startswith(closing) and after[len(closing) :] not in _XML_NAME_CHARS:
+        return end  # (its own closing tag; cut off after its name, or `>` or a space next)
+    if end + len(after) == len(text) and (closing + ">").startswith(after):
+        return end if _GLUED_WORD.fullmatch(text, start, end) else None  # cut off
+    return None

@@ -17,17 +17,15 @@ from toolrail.core.redact.entries import _names_a_secret_entry
 from toolrail.core.redact.flags import _FLAG_ITEM, _FLAG_WORD, _hidden_values
 from toolrail.core.redact.held import _held_strings, _restored
 from toolrail.core.redact.jsontext import _JSON_OPENING, _redacted_json
-from toolrail.core.redact.line_entries import (
-    _ANY_CASE_VALUE,
-    _FLOW_KEY,
+from toolrail.core.redact.line_entries import _FLOW_KEY, _flow_entries, _flow_secret_name
+from toolrail.core.redact.markers import REDACTED
+from toolrail.core.redact.names import _MAY_REDACT, _SECRET_NAME, _reduced
+from toolrail.core.redact.pair_entries import (
     _PAIR_KEY,
-    _flow_entries,
-    _flow_secret_name,
+    _PAIR_VALUE_MARK,
     _pair_entries,
     _pair_secret_name,
 )
-from toolrail.core.redact.markers import REDACTED
-from toolrail.core.redact.names import _MAY_REDACT, _SECRET_NAME, _reduced
 from toolrail.core.redact.quotes import _quote_counts
 from toolrail.core.redact.tokens import (
     _PRIVATE_KEY,
@@ -98,7 +96,7 @@ def _passes(text: str) -> str:
         text = _yaml_entries(text)  # (so too)
     if "{" in text and _names_a_secret_entry(text, _FLOW_KEY, _flow_secret_name):
         text = _flow_entries(text)  # (so too)
-    if _ANY_CASE_VALUE.search(text) and _names_a_secret_entry(text, _PAIR_KEY, _pair_secret_name):
+    if _PAIR_VALUE_MARK.search(text) and _names_a_secret_entry(text, _PAIR_KEY, _pair_secret_name):
         text = _pair_entries(text)  # (so too)
     held: list[str] = []
     if '"' in text and "\0" not in text:  # (NUL marks where the strings held out were)

@@ -1,0 +1,181 @@
+"""Name/value entries written as pairs outside any brackets (`name=DB_PASSWORD value=X`, a
+repr's, XML's attributes and elements), read pair by pair."""
+
+from __future__ import annotations
+
+import re
+
+from toolrail.core.redact.entries import _ENTRY_KEYS
+from toolrail.core.redact.line_entries import _FLOW_NULL, _FLOW_TOKEN
+from toolrail.core.redact.markers import REDACTED
+from toolrail.core.redact.names import _secret_setting
+from toolrail.core.redact.reading import _ESCAPED_QUOTED, _element_text_end, _with_hidden
+from toolrail.core.redact.structures import _StructuresOf
+
+# Pairs on one line outside a mapping's brackets (`name=DB_PASSWORD value=X` in a log, a
+# pydantic model's or a dataclass's repr, an XML element's attributes, AWS's shorthand
+# `Key=password,Value=X`, a JSON fragment `"name": "DB_PASSWORD", "value": "X"`): a key, not
+# glued to a word before it, and its separator (`=`, `:`, `=>`, not `==`); or XML's: an
+# element named as a key (`<name>DB_PASSWORD</name>`, its text the pair's value), or the
+# text of an element (`text`, a value's role) whose tag holds its name (`<entry
+# key="db.password">X</entry>`)
+_PAIR_KEY = re.compile(
+    r"(?:(?P<open><)|(?<![\w.-])(?P<quote>\\\"|[\"']?+))(?P<key>[A-Za-z_]{3,15}+)"
+    r"(?(open)>|(?P=quote)[ \t]*+(?:=>|[:=](?!=))[ \t]*+)"
+    r"|(?<![=/-])(?P<text>>)(?=\s*+[^\s<])"
+)
+_ESCAPED_STRING = re.compile(_ESCAPED_QUOTED)
+# in every value key of `_ENTRY_KEYS`, or an element's text
+_PAIR_VALUE_MARK = re.compile("[vV][aA][lL][uU][eE]|>")
+_PAIR_WORD = re.compile(r"[^\s\"',;&<>(){}\[\]]++")  # a value not quoted: to what ends a pair
+# between two pairs, what ends an entry: a line's end, a statement's, a bracket, a tag;
+# between two in one tag, a newline is a space (`<property name="password"\n value="X"/>`)
+_PAIR_BREAK = re.compile(r"[\n;(){}<]|(?<![=-])>")
+_TAG_BREAK = re.compile(r"[;(){}]")
+# between two elements of an entry: whole elements (siblings), not the parent's closing tag
+_TAG = re.compile(r"<(/?+)[A-Za-z_][^<>]*+>")
+_TAG_NAME = re.compile(r"[A-Za-z_][\w.:-]{0,63}+")
+
+
+def _pair_value(
+    text: str, start: int, key_quote: str, structures: _StructuresOf
+) -> tuple[str | None, int, str | None]:
+    """A pair's value at `start`: what it holds (None for a list or a mapping), where it
+    ends, and how it is shown hidden (None: nothing to hide, empty or null); a value not
+    a string is shown as a string where the key is quoted `"` or `\\"` (JSON stays JSON)."""
+    opening = text[start : start + 2] if text.startswith('\\"', start) else text[start : start + 1]
+    quote = key_quote if key_quote in ('"', '\\"') else ""
+    as_string = quote + REDACTED + quote
+    if opening == '"' or opening == "'" or opening == '\\"':
+        # (`\"`: a string in text held in a JSON string, read with its escapes)
+        string = (_ESCAPED_STRING if len(opening) == 2 else _FLOW_TOKEN).match(text, start)
+        assert string is not None  # (matches its opening quote at least)
+        closing = opening if string.lastindex is not None else ""
+        held = text[start + len(opening) : string.end() - len(closing)]
+        return held, string.end(), (opening + REDACTED + closing) if held else None
+    if opening == "[" or opening == "{":
+        end, _ = structures[False].end(start)
+        return None, end, as_string
+    word = _PAIR_WORD.match(text, start)
+    if word is None:
+        return "", start, None
+    held = word.group()
+    return held, word.end(), None if held in _FLOW_NULL else as_string
+
+
+def _element_value(text: str, start: int, tag: str) -> tuple[str, int, str | None]:
+    """An element's text at `start` as a pair's value (`_element_text_end`): what it holds
+    (stripped), where it ends, and how it is shown hidden (None: it has none)."""
+    end = _element_text_end(text, start, tag)
+    if end is None:
+        return "", start, None
+    return text[start:end].strip(), end, REDACTED
+
+
+def _pair_secret_name(found: re.Match[str]) -> bool:
+    """`_names_a_secret_entry`'s test of a pair's name key, as `_pair_entries` reads it."""
+    text, start = found.string, found.end()
+    if found.group("open"):
+        name: str | None = _element_value(text, start, found.group("key"))[0]
+    elif text.startswith(("[", "{"), start):
+        return False  # a list or a mapping names nothing
+    else:
+        name = _pair_value(text, start, "", _StructuresOf(text))[0]
+    return name is not None and _secret_setting(name)
+
+
+class _TagsBefore:
+    """Where the tag open at a position starts (-1: none), asked in the order a scan meets
+    positions: each stretch of text is read once."""
+
+    __slots__ = ("_at", "_open", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._at, self._open = 0, -1
+
+    def __call__(self, at: int) -> int:
+        text, last = self.text, self._at
+        opening, closing = text.rfind("<", last, at), text.rfind(">", last, at)
+        if opening > closing:
+            self._open = opening if _TAG_NAME.match(text, opening + 1) else -1
+        elif closing >= 0:
+            self._open = -1
+        self._at = max(at, last)
+        return self._open
+
+
+def _closes_parent(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]`, between two elements, closes an element it did not open."""
+    depth = 0
+    for tag in _TAG.finditer(text, start, end):
+        if tag.group(1):
+            depth -= 1
+            if depth < 0:
+                return True
+        elif not tag.group().endswith("/>"):
+            depth += 1
+    return False
+
+
+def _pair_entries(text: str) -> str:
+    """Each name/value entry written as pairs outside a mapping's brackets (`_PAIR_KEY`:
+    `name=DB_PASSWORD value=X`, `<param name="password" value="X"/>`, `<name>DB_PASSWORD
+    </name><value>X</value>`, `<entry key="password">X</entry>`), in either order, other
+    pairs between, whose name names a secret: its value hidden as `redact` hides it in the
+    data (`_ENTRY_KEYS`, `_secret_setting`). An entry ends where a key of the same role
+    comes again (`name=A value=1 name=B value=2` is two), or between two pairs: in one tag,
+    at a statement's end or a bracket (`_TAG_BREAK`); between elements (or from a tag to an
+    element in it), at the closing tag of their parent; else at what `_PAIR_BREAK` finds.
+    An element's text is a value only after a pair in its own start tag. Each pair's
+    value is read once, and each stretch between two pairs."""
+    hidden: list[tuple[int, int, str]] = []
+    values: list[tuple[int, int, str]] = []  # the entry's, while no name names a secret
+    named = False
+    roles: set[bool] = set()
+    structures = _StructuresOf(text)
+    tags = _TagsBefore(text)
+    last_end = 0  # where the last entry's pair ends
+    last_tag = -2  # where the tag holding it starts (-1: none; -2: an element, closed)
+    for found in _PAIR_KEY.finditer(text):
+        role = _ENTRY_KEYS.get(found.group("key")) if not found.group("text") else False
+        if role is None or found.start() < last_end:
+            continue  # another key, or one within the value read last
+        tag = tags(found.start())
+        between: object = None  # what ends the entry between its last pair and this one
+        if found.group("text"):
+            if not roles or tag < 0 or tag != last_tag:
+                continue  # the text of an element holding no pair of an entry
+        elif found.group("open") and last_tag != -1 and roles:
+            between = _closes_parent(text, last_end, found.start())
+        elif tag >= 0 and tag == last_tag:
+            between = _TAG_BREAK.search(text, last_end, found.start())
+        else:
+            between = _PAIR_BREAK.search(text, last_end, found.start())
+        if role in roles or between:
+            named, roles, values = False, set(), []
+        roles.add(role)
+        start = found.end()
+        if found.group("open") or found.group("text"):
+            element = found.group("key") or _tag_name(text, tag)
+            held: str | None
+            held, end, shown = _element_value(text, start, element)
+            last_end = end
+            if found.group("open") and shown is not None:  # past its closing tag
+                last_end = text.find(">", end) + 1 or len(text)
+            last_tag = -2
+        else:
+            held, end, shown = _pair_value(text, start, found.group("quote"), structures)
+            last_end, last_tag = end, tag
+        if role:
+            if not named and held is not None and _secret_setting(held):
+                named = True
+                hidden += values
+        elif shown is not None:
+            (hidden if named else values).append((start, end, shown))
+    return _with_hidden(text, hidden)
+
+
+def _tag_name(text: str, tag: int) -> str:
+    found = _TAG_NAME.match(text, tag + 1)
+    return "" if found is None else found.group()
