@@ -2,7 +2,8 @@
 escaped quote (a JSON preview cut off), an argv's flag item with a terminal code spelt as an
 escape (a Python repr), a flag's value in another quote not closed; a name/value entry as
 XML elements or as an element's text, an element with attributes or a namespace, cut off
-at `<`."""
+at `<`; a table's row in psql's, box-drawing or backticked cells. And a documentation
+table's cells that are no value (a type, a schema word, a placeholder) show."""
 
 from __future__ import annotations
 
@@ -124,10 +125,46 @@ XML_STAYS = [
 ]
 
 
+# --- 5. a table's row: psql's, box-drawing bars, backticks; a schema's cells show ------------
+
+
+CELLS = [
+    (
+        f"   key    |     value\n----------+----------------\n password | {X}\n(1 row)\n",
+        f"   key    |     value\n----------+----------------\n password | {REDACTED}\n(1 row)\n",
+    ),
+    (f"│ password │ {X} │", f"│ password │ {REDACTED} │"),
+    (f"┃ api_token ┃ {X} ┃", f"┃ api_token ┃ {REDACTED} ┃"),
+    (f"| `password` | `{X}` |", f"| `password` | `{REDACTED}` |"),
+    (f"| password: | {X} |", f"| password: | {REDACTED} |"),
+    (f"| --token | `{X}` |", f"| --token | `{REDACTED}` |"),
+    (f"| password | {X} |", f"| password | {REDACTED} |"),  # (as it was)
+]
+
+CELLS_STAY = [
+    "| Field | Type | Required |\n|---|---|---|\n| password | string | yes |",
+    "| Name | Secret |\n|---|---|\n| DB_PASSWORD | yes |",
+    "| Option | Metavar |\n| --token | TOKEN |",
+    "| token | integer |",
+    "| `api_key` | `str` | required |",
+    "│ password │ bool │",
+    "| password | <password> |",
+    "| password | n/a |",
+    "| password: | - |",
+    "echo password | grep -v x",
+    " password | tee the log",
+]
+
+
+def test_a_yaml_block_after_a_name_is_still_hidden() -> None:
+    """(`: |` is no cell's bar)"""
+    assert redact_text(f"password: |\n  {X}\n") == f"password: {REDACTED}\n"
+
+
 # --- what each shape shows, and what stays ----------------------------------------------------
 
 
-SHOWN = [*UNCLOSED_QUOTES, *XML_ENTRIES]
+SHOWN = [*UNCLOSED_QUOTES, *XML_ENTRIES, *CELLS]
 HIDDEN = [*ESCAPED_PAIRS, *CODED_FLAGS, *XML_HIDDEN, *(text for text, _ in SHOWN)]
 
 
@@ -142,7 +179,7 @@ def test_each_shape_is_hidden_as_shown(text: str, shown: str) -> None:
     assert redact_text(text) == shown
 
 
-@pytest.mark.parametrize("text", [*ESCAPED_PAIRS_STAY, *QUOTES_STAY, *XML_STAYS])
+@pytest.mark.parametrize("text", [*ESCAPED_PAIRS_STAY, *QUOTES_STAY, *XML_STAYS, *CELLS_STAY])
 def test_what_names_no_secret_or_holds_no_value_stays(text: str) -> None:
     assert redact_text(text) == text
 
@@ -173,6 +210,11 @@ def test_what_names_no_secret_or_holds_no_value_stays(text: str) -> None:
         "<name>password</name>" + "</a>" * 200_000,
         "<value>x</value>" * 60_000 + "<name>password</name>",
         "> x " * 250_000 + "name=password",
+        " password | x\n" * 70_000,
+        "│ password │ " * 80_000,
+        "| `password` | `" + "x" * 1_000_000,
+        "| password: | " * 70_000,
+        "password | " + " " * 1_000_000 + "x",
     ],
 )
 def test_hostile_review_shapes_take_linear_time(text: str) -> None:

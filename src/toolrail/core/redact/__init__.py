@@ -22,39 +22,40 @@ and every `ArgumentIssue` redact their text when they are made):
   every string goes through `redact_text`;
 - `redact_text(text)`: token-like substrings replaced — provider keys (`sk-...`,
   `sk-ant-...`), GitHub (`ghp_`, `gho_`, `github_pat_`), GitLab, Slack, AWS (`AKIA...`),
-  Google (`AIza...`), Stripe, Hugging Face, npm, PyPI, JWTs — at the start of a run of
-  token characters or after `.`, `_`, `-`, and the distinctive prefixes (`sk-ant-`,
-  `sk-proj-`, `ghp_`, `github_pat_`, `AKIA`, `xoxb-`, `sk_live_`, `hf_`, `npm_`, `pypi-`,
-  `glpat-`) anywhere, even glued to what precedes them (`Xghp_...`); PEM private keys
-  (encrypted ones, and with escaped `\n` inside JSON text); any `Authorization:` value
-  whatever its scheme, and `Cookie:` / `Set-Cookie:` values; `Bearer`/`Basic`
-  credentials; `user:pass@` in URLs (to the last `@`, or with a `/` in the password; the
-  user may be empty, `redis://:pass@host`) and a long token as the user
-  (`https://TOKEN@host`); a Slack webhook URL's path; `mysql -pX`, `sshpass -p X`,
-  `curl -u user:X`, `.netrc`'s `password X`, a URL's `?key=X`; and `name = value` /
-  `name: value` / `"name": "value"` (also inside JSON text; and `=>`, `->`, `→`, `：`, `＝`, any
-  Unicode space, a YAML value on the lines below `name:`, an XML element `<name>value</name>`
-  (with attributes or a namespace, `<wsse:Password Type="...">`, its text to its own
-  closing tag, cut off or not), a table's row `| name | value |`) wherever
-  `is_secret_key(name)` holds, so text and mapping keys share one notion of a secret name
-  (`secretKey=`, `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and `--secret X` in text,
-  or as an argv's items in a YAML block list (`- --secret` then `- X`), read as `redact`
-  reads the list, and a name/value entry written as YAML (`- name: DB_PASSWORD` then
-  `value: X`; indented JSON text too) or as a mapping on one line (JSON text cut off or
-  after a log's prefix, a Python repr, a YAML flow mapping) or as pairs on one line outside
-  any brackets (`name=DB_PASSWORD value=X`, quoted `\\"` in JSON text too, an XML element's
-  attributes, over lines, a JSON fragment) or as XML elements (`<name>DB_PASSWORD</name>`
-  and `<value>X</value>` within one parent, or `<entry key="password">X</entry>`), read as
-  `redact` reads it. A flag's or a name's value in other quotes (`--token「X」`,
-  `“X”`, `«X»`; not closed, to the line's end) goes with its quotes kept, and terminal codes
-  in a flag's item (raw or spelt `\\x1b`, `\\u001b`, `\\033`) hide nothing.
-  The value goes whole, whatever it is: a string read with its escapes, a number, a list
-  or an object to its matching bracket (JSON text stays JSON: `"passwords": "[REDACTED]"`,
-  as `redact` gives for the data), or to the end of text cut off inside it (a preview).
-  JSON text that is a document whole is redacted as its data is, by `redact`, and written
-  as it was (indented or not): text and data agree by construction, and JSON text held in
-  its strings is read as JSON at any depth. In other text (a line of a log, a preview cut
-  off) each JSON string is also redacted as the text it holds, decoded;
+  Google (`AIza...`), Stripe, Hugging Face, npm, PyPI, JWTs — at the start of a run of token
+  characters or after `.`, `_`, `-`, and the distinctive prefixes (`sk-ant-`, `sk-proj-`,
+  `ghp_`, `github_pat_`, `AKIA`, `xoxb-`, `sk_live_`, `hf_`, `npm_`, `pypi-`, `glpat-`)
+  anywhere, even glued to what precedes them (`Xghp_...`); PEM private keys (encrypted ones,
+  and with escaped `\n` inside JSON text); any `Authorization:` value whatever its scheme,
+  and `Cookie:` / `Set-Cookie:` values; `Bearer`/`Basic` credentials; `user:pass@` in URLs
+  (to the last `@`, or with a `/` in the password; the user may be empty,
+  `redis://:pass@host`) and a long token as the user (`https://TOKEN@host`); a Slack webhook
+  URL's path; `mysql -pX`, `sshpass -p X`, `curl -u user:X`, `.netrc`'s `password X`, a
+  URL's `?key=X`; and `name = value` / `name: value` / `"name": "value"` (also inside JSON
+  text; and `=>`, `->`, `→`, `：`, `＝`, any Unicode space, a YAML value on the lines below
+  `name:`, an XML element `<name>value</name>` (with attributes or a namespace,
+  `<wsse:Password Type="...">`, its text to its own closing tag, cut off or not), a table's
+  row `| name | value |` (psql's, box-drawn, names and values in backticks; a cell saying a
+  type, a schema's word or a placeholder is no value: `| password | string | yes |`))
+  wherever `is_secret_key(name)` holds, so text and mapping keys share one notion of a
+  secret name (`secretKey=`, `AccountKey=`, `DB_PASSWORD=`, `SECRET_KEY_BASE=`), and
+  `--secret X` in text, or as an argv's items in a YAML block list (`- --secret` then `-
+  X`), read as `redact` reads the list, and a name/value entry written as YAML (`- name:
+  DB_PASSWORD` then `value: X`; indented JSON text too) or as a mapping on one line (JSON
+  text cut off or after a log's prefix, a Python repr, a YAML flow mapping) or as pairs on
+  one line outside any brackets (`name=DB_PASSWORD value=X`, quoted `\\"` in JSON text too,
+  an XML element's attributes, over lines, a JSON fragment) or as XML elements
+  (`<name>DB_PASSWORD</name>` and `<value>X</value>` within one parent, or `<entry
+  key="password">X</entry>`), read as `redact` reads it. A flag's or a name's value in other
+  quotes (`--token「X」`, `“X”`, `«X»`; not closed, to the line's end) goes with its quotes
+  kept, and terminal codes in a flag's item (raw or spelt `\\x1b`, `\\u001b`, `\\033`) hide
+  nothing. The value goes whole, whatever it is: a string read with its escapes, a number, a
+  list or an object to its matching bracket (JSON text stays JSON: `"passwords":
+  "[REDACTED]"`, as `redact` gives for the data), or to the end of text cut off inside it (a
+  preview). JSON text that is a document whole is redacted as its data is, by `redact`, and
+  written as it was (indented or not): text and data agree by construction, and JSON text
+  held in its strings is read as JSON at any depth. In other text (a line of a log, a
+  preview cut off) each JSON string is also redacted as the text it holds, decoded;
 - `redact_name(name)`: a name someone supplied (a key, the tool a model asked for when no
   tool answers to it) as it may be shown: `redact_text`, remembered for names that recur;
 - `cut(value, max_bytes)`: redacted, then cut to size with a marker — the redaction looks

@@ -10,6 +10,7 @@ from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import is_secret_key
 from toolrail.core.redact.quotes import _closes_on_its_line, _ends_a_string, _QuotesBefore
 from toolrail.core.redact.reading import (
+    _BARS,
     _ESCAPED_QUOTED,
     _ESCAPES_NO_QUOTE,
     _QUOTE_PAIRS,
@@ -29,8 +30,9 @@ from toolrail.core.redact.structures import _ESCAPED_OPENING, _StructuresOf
 # consumed when it is replaced (`url=https://x?token=...` still finds `token=`).
 # The separator is `=`, `:`, `:=`, Ruby's `=>`, an arrow (`->`, `→`), or a full-width `：`
 # or `＝`, with any spaces around it (columns aligned far apart too); or, read as one, the
-# `>` closing an XML element's tag (`<password>X</password>`: `_ELEMENT_TEXT`) and a table's
-# bar between a name's cell and the next (`| password | X |`: `_TABLE_VALUE`).
+# `>` closing an XML element's tag (`<password>X</password>`: `_element_text_end`) and a
+# table's bar between a name's cell and the next (`| password | X |`, `| password: | X |`,
+# `` | `password` | ``: `_cell_value_end`).
 # An element's tag is read from its `<`, with a namespace's prefix (`<wsse:Password`) and
 # attributes (`<password type="text">`, over lines too) before its `>`.
 _NAME_ASSIGNED = re.compile(
@@ -38,9 +40,13 @@ _NAME_ASSIGNED = re.compile(
     # (after a colour, `\x1b[1mpin:`, the name is the code's rest)
     r"|(?<![A-Za-z0-9_.-])(?:(?<=\x1b\[)[0-?]{0,64}+[ -/]{0,4}+[@-~])?)"
     r"(?P<name>[A-Za-z0-9_.-]{1,128})"
-    r"(?(tag)(?P<element>(?:\s[^<>]{0,1024}+)?+(?<![/=-])>)|(?P<separator>\\?[\"']?"
+    r"(?(tag)(?P<element>(?:\s[^<>]{0,1024}+)?+(?<![/=-])>)|(?P<separator>(?:`|\\?[\"']?)"
     + _SP_OR_CODE
-    + r"{0,32}+(?:[=-]>|→|[:=：＝]=?|(?P<cell>\|))"
+    + r"{0,32}+(?:[=-]>|→|(?::"
+    + _SP
+    + r"{0,8}+)?(?P<cell>["
+    + _BARS
+    + r"])|[:=：＝]=?)"
     + _SP_OR_CODE
     + r"{0,32}+))"
 )
@@ -56,12 +62,14 @@ _STRING_VALUE = re.compile(
      + "".join(f"|{o}{_within_quotes(o)}*+([{c}])?" for o, c in _QUOTE_PAIRS.items())
 )
 _BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see `_VALUE_WORD`)
-    # (a terminal code whole: `x\x1b[0m`, its `[` no bracket; `_codes_start` gives it back)
+    # (a terminal code whole: `x\x1b[0m`, its `[` no bracket; `_codes_start` gives it back);
+    # never a table's bar (`password: | X |`: the cell rule's)
+    f"(?![{_BARS}])"
     r"(?:[^\s\"'&,;}\[\]\\\x1b]|" + _TERMINAL_CODE + r"|\x1b|" + _ESCAPES_NO_QUOTE + "){1,65536}"
 )
 
 
-_ASSIGNING = ("=", ":", "：", "＝", ">", "→", "|")  # what sets a name apart from its value
+_ASSIGNING = ("=", ":", "：", "＝", ">", "→", *_BARS)  # what sets a name apart from its value
 
 
 def _redact_assignments(text: str) -> str:
@@ -79,14 +87,20 @@ def _redact_assignments(text: str) -> str:
         separator = name.group("separator")
         if name.group("element") or name.group("cell"):
             if name.group("cell"):  # `| password | X |`: the next cell, one word
-                end = _cell_value_end(text, name.start("name"), start)
+                colon = ":" in separator  # (`password: |` opening a line is YAML's)
+                hidden = _cell_value_end(text, name.start("name"), start, line_opens=not colon)
             else:  # `<password>X</password>`: the element's text, to its own closing tag
                 tag = text[name.start() + 1 : name.end("name")]
                 end = _element_text_end(text, start, tag)
-            if end is not None:
-                parts += (text[done:start], REDACTED)
-                done = end
-            continue
+                hidden = None if end is None else (start, end)
+            if hidden is not None:
+                parts += (text[done : hidden[0]], REDACTED)
+                done = hidden[1]
+                continue
+            if not (name.group("cell") and ":" in separator):
+                continue
+            start = name.start("cell")  # `password: |`, no cell: a YAML block's header
+            separator = text[name.end("name") : start]
         if text.startswith("$'", start) and _closes_on_its_line(text, start + 2, "'"):
             start += 1  # a shell's `$'...'` quoting, closed on its line: `$` stays
         opening = text[start : start + 1]

@@ -7,7 +7,7 @@ import re
 
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.quotes import _opens, _QuotesBefore
-from toolrail.core.redact.reading import _SP, _VALUE_WORD
+from toolrail.core.redact.reading import _BARS, _SP, _VALUE_WORD
 
 _QUOTED_PART = "|".join(
     # not a quote that ends a JSON string (one followed by `,` `:` `]` `}`); no group to
@@ -52,8 +52,9 @@ _SSHPASS = re.compile(
 _NETRC = re.compile(  # `machine h login u password X`, or `password X` opening a line
     r"((?:\blogin" + _SP + r"{1,8}[^\s]{1,256}" + _SP + r"{1,8}|^" + _SP + r"{0,64})"
     r"(?:password|passwd)" + _SP + r"{1,8}(?:(?:is|was)" + _SP + r"{1,8})?)"
-    # neither a separator (`password -> X`) nor a copula (`password is X`) is the value
-    r"(?![-=]>)[^\s=:：＝→][^\s]{0,511}",
+    # neither a separator (`password -> X`), nor a copula (`password is X`), nor a table's
+    # bar (psql's ` password | X`: the cells' pass reads it) is the value
+    r"(?![-=]>)[^\s=:：＝→" + _BARS + r"][^\s]{0,511}",
     re.MULTILINE,
 )
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 
 from toolrail.core.redact.markers import REDACTED
-from toolrail.core.redact.names import _DASHES, hides_next
+from toolrail.core.redact.names import _DASHES, hides_next, is_secret_key
 from toolrail.core.redact.quotes import _ends_a_string, _QuotesBefore
 from toolrail.core.redact.reading import (
     _ANY_DASH,
+    _BARS,
     _CODES,
     _ESC,
     _ESCAPES_NO_QUOTE,
@@ -48,7 +49,13 @@ _FLAG_WORD = re.compile(
     + r"{0,8}"
     r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
     r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
-    r"|" + _SP + r"{0,8}+(?P<cell>\|)" + _SP + r"{0,8}+"  # a table's cell: see `_TABLE_VALUE`
+    r"|"
+    + _SP
+    + r"{0,8}+(?P<cell>["
+    + _BARS
+    + "])"
+    + _SP
+    + r"{0,8}+"  # a table's cell: see `_TABLE_VALUE`
     r"|" + _SPACE + "{1,8}"
     r"|(?=[" + _OPENING_QUOTES + "]))"  # `--token「X」`: a quote opening the value sets it apart
     r"(?:" + _TERMINAL_CODE + _SP + r"{0,8}+){0,16}+"
@@ -120,9 +127,9 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         if (flag.start() < done and flag.start("flag") != either) or not _hides_value(name, word):
             continue
         if word and flag.group("cell"):  # `| --password | X |`: the next cell, one word
-            if (end := _cell_value_end(text, flag.start(), flag.end())) is not None:
-                parts += [text[done : flag.end()], REDACTED]
-                done = end
+            if (cell := _cell_value_end(text, flag.start(), flag.end())) is not None:
+                parts += [text[done : cell[0]], REDACTED]
+                done = cell[1]
             continue  # (a cell of words says what the flag does; a shell's `|` is no value)
         if flag.groupdict().get("bare"):
             quote = flag.group("q")  # the value made a string, quoted as the flag is
@@ -132,7 +139,7 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
                 done = end
             continue
         start = flag.end() + len(opening)
-        if word and text[start : start + 2].strip(" \t\r\n") == "|":
+        if word and text[start : start + 2].strip(" \t\r\n") in tuple(_BARS):
             continue  # a cell's bar at the end of its row, or a shell's `|`: no value
         after = _FLAG_AHEAD.match(text, start)
         if (
@@ -169,20 +176,57 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
     return "".join(parts)
 
 
-# the value in the cell after a flag's own (`| --password | X |`): one word, to the cell's
-# end; a cell of words is what the flag does, in a documentation table
-_TABLE_VALUE = re.compile(r"(?:[^|\s\\]|\\[^\r\n])++(?=" + _SP + r"*+(?:\||\r?\n|\Z))")
+# the value in the cell after a flag's own (`| --password | X |`): one word, or a code
+# span (`` `X` ``, its backticks kept), to the cell's end; a cell of words is what the flag
+# does, in a documentation table
+_TABLE_VALUE = re.compile(
+    f"(?:`([^`{_BARS}\\r\\n]++)`|(?:[^{_BARS}\\s\\\\]|\\\\[^\\r\\n])++)"
+    f"(?={_SP}*+(?:[{_BARS}]|\\r?\\n|\\Z))"
+)
+# what a documentation table's or a schema's cell says of a name, not its value: a type,
+# whether it is required or secret, nothing (`| password | string | yes |`, `| token |
+# integer |`, `| DB_PASSWORD | yes |` under `| Name | Secret |`)
+_SCHEMA_WORDS = frozenset(
+    {
+        *("string", "str", "text", "char", "bytes", "integer", "int", "number", "float"),
+        *("double", "boolean", "bool", "object", "array", "list", "dict", "map", "null"),
+        *("none", "secret", "yes", "no", "true", "false", "required", "optional", "n/a"),
+        *("-", "–", "—", "✓", "✔", "✗", "x"),
+    }
+)
+# a placeholder for a value (a metavar: `TOKEN`, `API_KEY`, `<password>`), no value itself
+_PLACEHOLDER = re.compile(r"<[^<>]{1,64}+>|[A-Z][A-Z_-]{1,63}+")
 
 
-def _cell_value_end(text: str, name_at: int, start: int) -> int | None:
-    """Where the value in a table's cell opening at `start` ends (less the codes ending it),
-    after a flag's or a name's cell opening at `name_at` (`| --password | X |`, `| password
-    | X |`); None if that is no cell (a shell's `|`) or holds no one word (a cell of words
-    says what the flag or the name is, in a documentation table)."""
-    if not text[max(0, name_at - 9) : name_at].rstrip(" \t").endswith("|"):
+def _cell_value_end(
+    text: str, name_at: int, start: int, *, line_opens: bool = True
+) -> tuple[int, int] | None:
+    """What to hide (less the codes ending it) of the value in a table's cell opening at
+    `start`, after a flag's or a name's cell opening at `name_at` (`| --password | X |`,
+    `│ password │ X │`, psql's ` password | X` opening its line, a name in backticks);
+    None if that is no cell (a shell's `|`), or its cell holds no one word (a cell of words
+    says what the flag or the name is, in a documentation table), or a word that is no
+    value: a type or a schema's word (`_SCHEMA_WORDS`), or a placeholder naming a secret
+    (`_PLACEHOLDER`: `| --token | TOKEN |`). `line_opens`: a name opening its line opens a
+    cell (not so after `password: |`, a YAML block's header)."""
+    window = max(0, name_at - 64)
+    before = text[window:name_at]
+    line = before.rpartition("\n")
+    if not before[-9:].rstrip(" \t`").endswith(tuple(_BARS)) and (
+        not line_opens or line[2].strip(" \t`") or (not line[1] and window > 0)
+    ):
         return None
     value = _TABLE_VALUE.match(text, start)
-    return None if value is None else _codes_start(text, start, value.end())
+    if value is None:
+        return None
+    word = value.group(1) or value.group()
+    if word.lower().rstrip(".,;") in _SCHEMA_WORDS or (
+        _PLACEHOLDER.fullmatch(word) and is_secret_key(word.strip("<>"))
+    ):
+        return None
+    if value.group(1):
+        return start + 1, value.end() - 1
+    return start, _codes_start(text, start, value.end())
 
 
 def _hides_value(flag: str, word: bool) -> bool:

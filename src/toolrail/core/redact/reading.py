@@ -17,6 +17,8 @@ _CODES = "(?:" + _TERMINAL_CODE + "){0,16}+"
 # the escape opening a terminal code, raw or spelt as an escape: in JSON text (`\u001b`, or
 # `\\u001b` in JSON text held in a JSON string), a Python repr (`\x1b`), a shell (`\033`)
 _ESC = r"(?:\x1b|\\{1,2}(?:u001[bB]|x1[bB]|033))"
+# a table's bar between cells: ASCII's, and a box-drawing table's (`│ password │ X │`)
+_BARS = "|│┃║"
 _SP_OR_CODE = "(?:" + _SP + "|" + _TERMINAL_CODE + ")"  # (no code opens with a space)
 # the quotes other than `"` and `'` a value is written in (a word processor's, CJK corner
 # brackets, guillemets, full-width ones), each opening one and what closes it
