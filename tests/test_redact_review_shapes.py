@@ -3,7 +3,8 @@ escaped quote (a JSON preview cut off), an argv's flag item with a terminal code
 escape (a Python repr), a flag's value in another quote not closed; a name/value entry as
 XML elements or as an element's text, an element with attributes or a namespace, cut off
 at `<`; a table's row in psql's, box-drawing or backticked cells. And a documentation
-table's cells that are no value (a type, a schema word, a placeholder) show."""
+table's cells that are no value (a type, a schema word, a placeholder) show. A secret set
+by flags (`--name /prod/db/password --value X`)."""
 
 from __future__ import annotations
 
@@ -161,11 +162,41 @@ def test_a_yaml_block_after_a_name_is_still_hidden() -> None:
     assert redact_text(f"password: |\n  {X}\n") == f"password: {REDACTED}\n"
 
 
+# --- 6. a secret set by flags: `--name` naming a secret, `--value` its value ----------------
+
+
+SSM_ARGV = ["aws", "ssm", "put-parameter", "--name", "/prod/db/password", "--value", X]
+FLAG_ENTRIES = [
+    " ".join(SSM_ARGV),
+    f"az keyvault secret set --vault-name v --value '{X}' --name DbPassword",
+    f"aws ssm put-parameter --name=API_TOKEN --type SecureString --value={X}",
+    json.dumps(SSM_ARGV),  # JSON text, read as its data
+]
+FLAG_ENTRIES_STAY = [
+    "aws ssm put-parameter --name /prod/db/host --value db.example.com",
+    "tool --name password\ntool --value 42",  # two commands
+]
+
+
+def test_a_secret_set_by_flags_is_hidden_in_data() -> None:
+    assert redact(SSM_ARGV) == [*SSM_ARGV[:-1], REDACTED]
+    argv = ["az", "keyvault", "secret", "set", "--value", X, "--name", "DbPassword"]
+    assert redact(argv) == [*argv[:5], REDACTED, *argv[6:]]
+    kept = ["aws", "ssm", "put-parameter", "--name", "/prod/db/host", "--value", "db"]
+    assert redact(kept) == kept
+
+
 # --- what each shape shows, and what stays ----------------------------------------------------
 
 
 SHOWN = [*UNCLOSED_QUOTES, *XML_ENTRIES, *CELLS]
-HIDDEN = [*ESCAPED_PAIRS, *CODED_FLAGS, *XML_HIDDEN, *(text for text, _ in SHOWN)]
+HIDDEN = [
+    *ESCAPED_PAIRS,
+    *CODED_FLAGS,
+    *XML_HIDDEN,
+    *FLAG_ENTRIES,
+    *(text for text, _ in SHOWN),
+]
 
 
 @pytest.mark.parametrize("text", HIDDEN)
@@ -179,7 +210,9 @@ def test_each_shape_is_hidden_as_shown(text: str, shown: str) -> None:
     assert redact_text(text) == shown
 
 
-@pytest.mark.parametrize("text", [*ESCAPED_PAIRS_STAY, *QUOTES_STAY, *XML_STAYS, *CELLS_STAY])
+@pytest.mark.parametrize(
+    "text", [*ESCAPED_PAIRS_STAY, *QUOTES_STAY, *XML_STAYS, *CELLS_STAY, *FLAG_ENTRIES_STAY]
+)
 def test_what_names_no_secret_or_holds_no_value_stays(text: str) -> None:
     assert redact_text(text) == text
 
@@ -215,6 +248,9 @@ def test_what_names_no_secret_or_holds_no_value_stays(text: str) -> None:
         "| `password` | `" + "x" * 1_000_000,
         "| password: | " * 70_000,
         "password | " + " " * 1_000_000 + "x",
+        "--name password " * 60_000,
+        "--name password --value " * 40_000,
+        "--value x " * 100_000 + "--name password",
     ],
 )
 def test_hostile_review_shapes_take_linear_time(text: str) -> None:

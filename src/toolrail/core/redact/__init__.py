@@ -18,8 +18,9 @@ and every `ArgumentIssue` redact their text when they are made):
   like `--password X` / `--token=X` lose their values (`mysql -pX`, `sshpass -pX`, and
   curl's `-u user:pw` its password), a pair `["Authorization", "..."]` loses its second
   item, a name/value entry (`{"name": "DB_PASSWORD", "value": "..."}`, `{"Key": "password",
-  "Value": ...}`, `ParameterKey`/`ParameterValue`) its value, as `{name: value}` would, and
-  every string goes through `redact_text`;
+  "Value": ...}`, `ParameterKey`/`ParameterValue`; an argv's flags, `--name
+  /prod/db/password --value X`) its value, as `{name: value}` would, and every string goes
+  through `redact_text`;
 - `redact_text(text)`: token-like substrings replaced — provider keys (`sk-...`,
   `sk-ant-...`), GitHub (`ghp_`, `gho_`, `github_pat_`), GitLab, Slack, AWS (`AKIA...`),
   Google (`AIza...`), Stripe, Hugging Face, npm, PyPI, JWTs — at the start of a run of token
@@ -43,7 +44,8 @@ and every `ArgumentIssue` redact their text when they are made):
   X`), read as `redact` reads the list, and a name/value entry written as YAML (`- name:
   DB_PASSWORD` then `value: X`; indented JSON text too) or as a mapping on one line (JSON
   text cut off or after a log's prefix, a Python repr, a YAML flow mapping) or as pairs on
-  one line outside any brackets (`name=DB_PASSWORD value=X`, quoted `\\"` in JSON text too,
+  one line outside any brackets (`name=DB_PASSWORD value=X`, a command's `--name
+  DB_PASSWORD --value X`, quoted `\\"` in JSON text too,
   an XML element's attributes, over lines, a JSON fragment) or as XML elements
   (`<name>DB_PASSWORD</name>` and `<value>X</value>` within one parent, or `<entry
   key="password">X</entry>`), read as `redact` reads it. A flag's or a name's value in other

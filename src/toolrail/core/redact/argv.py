@@ -1,12 +1,14 @@
-"""An argv's policy: which items a secret flag, a pair or curl's user flag hides."""
+"""An argv's policy: which items a secret flag, a pair, curl's user flag or a name/value
+entry set by flags hides."""
 
 from __future__ import annotations
 
 import re
 
 from toolrail.core.redact.curl import _curl_user_flag, _is_curl, _user_kept
+from toolrail.core.redact.entries import _ENTRY_KEYS
 from toolrail.core.redact.markers import REDACTED
-from toolrail.core.redact.names import _DASHES, hides_next, is_secret_key
+from toolrail.core.redact.names import _DASHES, _secret_setting, hides_next, is_secret_key
 from toolrail.core.redact.reading import _TERMINAL_CODE
 
 
@@ -58,7 +60,30 @@ def _argv_shown(
         user_next = glued == ""
         hide_next = hiding or user_next
         curl = curl or _is_curl(item)
+    for at in _entry_flag_values(items):
+        shown.setdefault(at, REDACTED)
     return shown
+
+
+def _entry_flag(item: object) -> bool | None:
+    """The role of an entry's key written as a flag (`--name`, `--value`: `_ENTRY_KEYS`)."""
+    return _ENTRY_KEYS.get(item[2:]) if isinstance(item, str) and item[:2] == "--" else None
+
+
+def _entry_flag_values(items: list[object] | tuple[object, ...]) -> list[int]:
+    """Where the values of a name/value entry set by flags are, if its name names a secret
+    (`aws ssm put-parameter --name /prod/db/password --value X`, either order): read as
+    `name=... value=...` is in text (`_pair_entries`)."""
+    named = False
+    values: list[int] = []
+    for at in range(len(items) - 1):
+        role = _entry_flag(items[at])
+        if role is False:
+            values.append(at + 1)
+        elif role and not named:
+            name = items[at + 1]
+            named = isinstance(name, str) and _secret_setting(name)
+    return values if named else []
 
 
 def _flag_like(item: object) -> bool:

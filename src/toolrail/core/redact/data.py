@@ -6,7 +6,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping
 
-from toolrail.core.redact.argv import _GLUED_P_PROGRAMS, _argv_shown, _hiding_flag, _secret_pair
+from toolrail.core.redact.argv import (
+    _GLUED_P_PROGRAMS,
+    _argv_shown,
+    _entry_flag,
+    _hiding_flag,
+    _secret_pair,
+)
 from toolrail.core.redact.curl import _is_curl
 from toolrail.core.redact.entries import _ENTRY_KEY_SET, _entry_values
 from toolrail.core.redact.markers import MAX_DEPTH, REDACTED, TOO_DEEP
@@ -128,7 +134,7 @@ def redacts_nothing(value: object, depth: int = 0) -> bool:
                     return False
             elif type(first) not in _STR_NAMES_NO_PROGRAM:
                 return False
-        if any(_hiding_flag(item) or _is_curl(item) for item in items):  # a secret follows
+        if any(_hiding_flag(item) or _is_curl(item) or _entry_flag(item) for item in items):
             return False
         return _items_redact_nothing(items, depth)
     # other objects come back as they are; subclasses of what `redact` rebuilds, and other

@@ -15,13 +15,15 @@ from toolrail.core.redact.structures import _StructuresOf
 # Pairs on one line outside a mapping's brackets (`name=DB_PASSWORD value=X` in a log, a
 # pydantic model's or a dataclass's repr, an XML element's attributes, AWS's shorthand
 # `Key=password,Value=X`, a JSON fragment `"name": "DB_PASSWORD", "value": "X"`): a key, not
-# glued to a word before it, and its separator (`=`, `:`, `=>`, not `==`); or XML's: an
+# glued to a word before it, and its separator (`=`, `:`, `=>`, not `==`); or a command's
+# flags (`aws ssm put-parameter --name /prod/db/password --value X`); or XML's: an
 # element named as a key (`<name>DB_PASSWORD</name>`, its text the pair's value), or the
 # text of an element (`text`, a value's role) whose tag holds its name (`<entry
 # key="db.password">X</entry>`)
 _PAIR_KEY = re.compile(
-    r"(?:(?P<open><)|(?<![\w.-])(?P<quote>\\\"|[\"']?+))(?P<key>[A-Za-z_]{3,15}+)"
-    r"(?(open)>|(?P=quote)[ \t]*+(?:=>|[:=](?!=))[ \t]*+)"
+    r"(?:(?P<open><)|(?<![\w.-])(?P<flag>--)|(?<![\w.-])(?P<quote>\\\"|[\"']?+))"
+    r"(?P<key>[A-Za-z_]{3,15}+)"
+    r"(?(open)>|(?(flag)(?:=|[ \t]++)|(?P=quote)[ \t]*+(?:=>|[:=](?!=))[ \t]*+))"
     r"|(?<![=/-])(?P<text>>)(?=\s*+[^\s<])"
 )
 _ESCAPED_STRING = re.compile(_ESCAPED_QUOTED)
