@@ -57,7 +57,13 @@ and every `ArgumentIssue` redact their text when they are made):
   preview). JSON text that is a document whole is redacted as its data is, by `redact`, and
   written as it was (indented or not): text and data agree by construction, and JSON text
   held in its strings is read as JSON at any depth. In other text (a line of a log, a
-  preview cut off) each JSON string is also redacted as the text it holds, decoded;
+  preview cut off) each JSON string is also redacted as the text it holds, decoded. Text
+  holding HTML entities (`{&quot;password&quot;: &quot;X&quot;}`, `password=&quot;X&quot;`,
+  `&lt;password&gt;X&lt;/password&gt;`, `&#34;token&#34;: &#34;X&#34;`, `password&#61;X`) is
+  read with them decoded (once) as well as as it is written: what is hidden goes in its own
+  spelling, entities included, and the text around it stays as written (`Tom &amp; Jerry`
+  too). A value never starts with a separator (`?password=&user=x`, `Password=;Database=x`,
+  `{password=}`: an empty value);
 - `redact_name(name)`: a name someone supplied (a key, the tool a model asked for when no
   tool answers to it) as it may be shown: `redact_text`, remembered for names that recur;
 - `cut(value, max_bytes)`: redacted, then cut to size with a marker — the redaction looks
@@ -72,10 +78,11 @@ it, never a backtracking stall.
 
 Its modules, each one responsibility: `names` (which names name a secret), `markers`,
 `reading` (what every text pass reads with), `text` (`redact_text` and the order of its
-passes) and the passes: `tokens`, `commands`, `curl`, `held` (JSON strings), `jsontext`
-(JSON text whole), `flags`, `assignments`, `yaml_argv`, `entries` with `yaml_entries`,
-`line_entries` and `pair_entries`, over `quotes` and `structures`; `argv` and `data`
-(`redact` of data); `terminal` (`printable`) and `cutting` (`cut`, `shorten`, `shown_name`).
+passes), `entities` (text read with its HTML entities decoded) and the passes: `tokens`,
+`commands`, `curl`, `held` (JSON strings), `jsontext` (JSON text whole), `flags`,
+`assignments`, `yaml_argv`, `entries` with `yaml_entries`, `line_entries` and
+`pair_entries`, over `quotes` and `structures`; `argv` and `data` (`redact` of data);
+`terminal` (`printable`) and `cutting` (`cut`, `shorten`, `shown_name`).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from toolrail.core.redact.commands import (
     _glued_password,
 )
 from toolrail.core.redact.curl import _curl_passwords
+from toolrail.core.redact.entities import _decoded
 from toolrail.core.redact.entries import _names_a_secret_entry
 from toolrail.core.redact.flags import _FLAG_ITEM, _FLAG_WORD, _hidden_values
 from toolrail.core.redact.held import _held_strings, _restored
@@ -54,6 +55,10 @@ def redact_text(text: str) -> str:
     """
     if len(text) < _SHORTEST_SECRET:
         return text
+    if "&" in text and (decoded := _decoded(text)) is not None:
+        # read with its entities decoded, what that hides hidden in its own spelling; then
+        # read as it is written (a value spelt with an entity may be hidden whole so)
+        text = decoded.restored(_redact_passes(decoded.text))
     # No pass changes text without what its guard, or for tokens and PEM keys its pattern,
     # looks for; where none of that is in the text, it is returned as it is.
     if ("-" in text or "_" in text) and (_token_prefixed(text) or "-----BEGIN" in text):
