@@ -183,19 +183,25 @@ _TABLE_VALUE = re.compile(
     f"(?:`([^`{_BARS}\\r\\n]++)`|(?:[^{_BARS}\\s\\\\]|\\\\[^\\r\\n])++)"
     f"(?={_SP}*+(?:[{_BARS}]|\\r?\\n|\\Z))"
 )
-# what a documentation table's or a schema's cell says of a name, not its value: a type,
-# whether it is required or secret, nothing (`| password | string | yes |`, `| token |
-# integer |`, `| DB_PASSWORD | yes |` under `| Name | Secret |`)
+# what a documentation table's or a schema's cell says of a name, not its value: a type
+# (a SQL one too, psql's `\d`), whether it is required, nothing (`| password | string |
+# yes |`, `| token | integer |`, `| DB_PASSWORD | yes |` under `| Name | Secret |`); not
+# `secret`, a demo's password as often as a column's heading
 _SCHEMA_WORDS = frozenset(
     {
         *("string", "str", "text", "char", "bytes", "integer", "int", "number", "float"),
         *("double", "boolean", "bool", "object", "array", "list", "dict", "map", "null"),
-        *("none", "secret", "yes", "no", "true", "false", "required", "optional", "n/a"),
+        *("none", "yes", "no", "true", "false", "required", "optional", "n/a"),
+        *("varchar", "uuid", "json", "jsonb", "bytea", "blob", "clob", "citext", "inet"),
+        *("date", "datetime", "timestamp", "timestamptz", "bigint", "smallint", "numeric"),
+        *("decimal", "real", "serial", "bigserial"),
         *("-", "–", "—", "✓", "✔", "✗", "x"),
     }
 )
-# a placeholder for a value (a metavar: `TOKEN`, `API_KEY`, `<password>`), no value itself
-_PLACEHOLDER = re.compile(r"<[^<>]{1,64}+>|[A-Z][A-Z_-]{1,63}+")
+# a placeholder for a value, no value itself: `<password>`, or the name's own metavar
+# (`| --token | TOKEN |`, `| --db-password | PASSWORD |`), never any capitalised word
+_PLACEHOLDER = re.compile(r"<[^<>]{1,64}+>|(?P<metavar>[A-Z][A-Z_-]{1,63}+)")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]++")
 
 
 def _cell_value_end(
@@ -212,21 +218,32 @@ def _cell_value_end(
     window = max(0, name_at - 64)
     before = text[window:name_at]
     line = before.rpartition("\n")
-    if not before[-9:].rstrip(" \t`").endswith(tuple(_BARS)) and (
-        not line_opens or line[2].strip(" \t`") or (not line[1] and window > 0)
+    if not before[-9:].rstrip(" \t`*").endswith(tuple(_BARS)) and (
+        not line_opens or line[2].strip(" \t`*") or (not line[1] and window > 0)
     ):
         return None
     value = _TABLE_VALUE.match(text, start)
     if value is None:
         return None
     word = value.group(1) or value.group()
-    if word.lower().rstrip(".,;") in _SCHEMA_WORDS or (
-        _PLACEHOLDER.fullmatch(word) and is_secret_key(word.strip("<>"))
-    ):
+    if word.lower().rstrip(".,;") in _SCHEMA_WORDS or _is_placeholder(word, text, name_at, start):
         return None
     if value.group(1):
         return start + 1, value.end() - 1
     return start, _codes_start(text, start, value.end())
+
+
+def _is_placeholder(word: str, text: str, name_at: int, start: int) -> bool:
+    """Whether a cell's `word` stands for the value of the name whose cell opens at
+    `name_at`: `<...>` naming a secret, or a metavar its name ends with (`TOKEN` for
+    `--api-token`, `DB_PASSWORD` for `DB_PASSWORD`); `SUPERSECRET` is a password."""
+    placeholder = _PLACEHOLDER.fullmatch(word)
+    if placeholder is None:
+        return False
+    if placeholder.group("metavar") is None:
+        return is_secret_key(word.strip("<>"))
+    name = re.split(f"[{_BARS}]", text[name_at:start], maxsplit=1)[0]
+    return _NOT_ALNUM.sub("", name.lower()).endswith(_NOT_ALNUM.sub("", word.lower()))
 
 
 def _hides_value(flag: str, word: bool) -> bool:
