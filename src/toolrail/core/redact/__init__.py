@@ -35,7 +35,8 @@ and every `ArgumentIssue` redact their text when they are made):
   URL's `?key=X`; and `name = value` / `name: value` / `"name": "value"` (also inside JSON
   text; and `=>`, `->`, `→`, `：`, `＝`, any Unicode space, a YAML value on the lines below
   `name:`, an XML element `<name>value</name>` (with attributes or a namespace,
-  `<wsse:Password Type="...">`, its text to its own closing tag, cut off or not), a table's
+  `<wsse:Password Type="...">`, its text to its own closing tag, cut off or not, or a CDATA
+  section's content: `<![CDATA[[REDACTED]]]>`), a table's
   row `| name | value |` (psql's, box-drawn, names and values in backticks; a cell saying a
   type, a schema's word or a placeholder is no value: `| password | string | yes |`))
   wherever `is_secret_key(name)` holds, so text and mapping keys share one notion of a
@@ -45,7 +46,7 @@ and every `ArgumentIssue` redact their text when they are made):
   DB_PASSWORD` then `value: X`; indented JSON text too) or as a mapping on one line (JSON
   text cut off or after a log's prefix, a Python repr, a YAML flow mapping) or as pairs on
   one line outside any brackets (`name=DB_PASSWORD value=X`, a command's `--name
-  DB_PASSWORD --value X`, quoted `\\"` in JSON text too,
+  DB_PASSWORD --value X`, quoted `\\"` in JSON text or `\\'` in a Python repr too,
   an XML element's attributes, over lines, a JSON fragment) or as XML elements
   (`<name>DB_PASSWORD</name>` and `<value>X</value>` within one parent, or `<entry
   key="password">X</entry>`), read as `redact` reads it. A flag's or a name's value in other

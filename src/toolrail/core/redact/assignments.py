@@ -12,13 +12,14 @@ from toolrail.core.redact.quotes import _closes_on_its_line, _ends_a_string, _Qu
 from toolrail.core.redact.reading import (
     _BARS,
     _ESCAPED_QUOTED,
+    _ESCAPED_QUOTES,
     _ESCAPES_NO_QUOTE,
     _QUOTE_PAIRS,
     _SP,
     _SP_OR_CODE,
     _TERMINAL_CODE,
     _codes_start,
-    _element_text_end,
+    _element_text,
     _indent_end,
     _within_quotes,
 )
@@ -30,7 +31,7 @@ from toolrail.core.redact.structures import _ESCAPED_OPENING, _StructuresOf
 # consumed when it is replaced (`url=https://x?token=...` still finds `token=`).
 # The separator is `=`, `:`, `:=`, Ruby's `=>`, an arrow (`->`, `→`), or a full-width `：`
 # or `＝`, with any spaces around it (columns aligned far apart too); or, read as one, the
-# `>` closing an XML element's tag (`<password>X</password>`: `_element_text_end`) and a
+# `>` closing an XML element's tag (`<password>X</password>`: `_element_text`) and a
 # table's bar between a name's cell and the next (`| password | X |`, `| password: | X |`,
 # `` | `password` | ``: `_cell_value_end`).
 # An element's tag is read from its `<`, with a namespace's prefix (`<wsse:Password`) and
@@ -52,9 +53,10 @@ _NAME_ASSIGNED = re.compile(
 )
 # The value after a secret name. A string is read with its escapes, so an escaped quote
 # does not end it: `"..."`, `'...'`, and `\"...\"` inside JSON text held in a JSON string
-# (where `\\` escapes the next escape). A list or an object is taken to its matching
-# bracket (`_Structures`). Anything else runs to a separator. Each alternative starts
-# with a different character and no repeat can match what its neighbour does: linear.
+# (where `\\` escapes the next escape) or `\'...\'` in a Python repr (`_ESCAPED_QUOTED`).
+# A list or an object is taken to its matching bracket (`_Structures`). Anything else runs
+# to a separator. Each alternative starts with a different character and no repeat can
+# match what its neighbour does: linear.
 _STRING_VALUE = re.compile(
     _ESCAPED_QUOTED + r'|"(?:[^"\\\n]++|\\[^\n])*+(")?'
     r"|'(?:[^'\\\n]++|\\[^\n])*+(')?"
@@ -86,16 +88,17 @@ def _redact_assignments(text: str) -> str:
         start = name.end()
         separator = name.group("separator")
         if name.group("element") or name.group("cell"):
+            hidden: tuple[int, ...] | None  # what to hide, and where the value ends
             if name.group("cell"):  # `| password | X |`: the next cell, one word
                 colon = ":" in separator  # (`password: |` opening a line is YAML's)
                 hidden = _cell_value_end(text, name.start("name"), start, line_opens=not colon)
             else:  # `<password>X</password>`: the element's text, to its own closing tag
+                # (a CDATA section's content, `<![CDATA[` and `]]>` kept)
                 tag = text[name.start() + 1 : name.end("name")]
-                end = _element_text_end(text, start, tag)
-                hidden = None if end is None else (start, end)
+                hidden = _element_text(text, start, tag)
             if hidden is not None:
-                parts += (text[done : hidden[0]], REDACTED)
-                done = hidden[1]
+                parts += (text[done : hidden[0]], REDACTED, text[hidden[1] : hidden[-1]])
+                done = hidden[-1]
                 continue
             if not (name.group("cell") and ":" in separator):
                 continue
@@ -111,8 +114,8 @@ def _redact_assignments(text: str) -> str:
         ):
             continue  # `["PASSWORD=", "x"]`: that quote ends the string the name is in
         # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
-        named = '\\"' if separator.startswith("\\") else separator[:1]
-        named = named if named in ('\\"', '"', "'") else ""
+        named = separator[:2] if separator.startswith("\\") else separator[:1]
+        named = named if named in ('"', "'", *_ESCAPED_QUOTES) else ""
         if ":" in separator or "：" in separator:  # YAML: a value on the lines below
             newline = text.rfind("\n", scanned, name.start())  # each line start found once
             line_start, scanned = (newline + 1 if newline >= 0 else line_start), name.start()

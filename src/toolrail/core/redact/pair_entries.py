@@ -9,7 +9,12 @@ from toolrail.core.redact.entries import _ENTRY_KEYS
 from toolrail.core.redact.line_entries import _FLOW_NULL, _FLOW_TOKEN
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _secret_setting
-from toolrail.core.redact.reading import _ESCAPED_QUOTED, _element_text_end, _with_hidden
+from toolrail.core.redact.reading import (
+    _ESCAPED_QUOTED,
+    _ESCAPED_QUOTES,
+    _element_text,
+    _with_hidden,
+)
 from toolrail.core.redact.structures import _StructuresOf
 
 # Pairs on one line outside a mapping's brackets (`name=DB_PASSWORD value=X` in a log, a
@@ -21,10 +26,10 @@ from toolrail.core.redact.structures import _StructuresOf
 # text of an element (`text`, a value's role) whose tag holds its name (`<entry
 # key="db.password">X</entry>`)
 _PAIR_KEY = re.compile(
-    r"(?:(?P<open><)|(?<![\w.-])(?P<flag>--)|(?<![\w.-])(?P<quote>\\\"|[\"']?+))"
+    r"(?:(?P<open><)|(?<![\w.-])(?P<flag>--)|(?<![\w.-])(?P<quote>\\[\"']|[\"']?+))"
     r"(?P<key>[A-Za-z_]{3,15}+)"
     r"(?(open)>|(?(flag)(?:=|[ \t]++)|(?P=quote)[ \t]*+(?:=>|[:=](?!=))[ \t]*+))"
-    r"|(?<![=/-])(?P<text>>)(?=\s*+[^\s<])"
+    r"|(?<![=/-])(?P<text>>)(?=\s*+(?:[^\s<]|<!\[CDATA\[))"
 )
 _ESCAPED_STRING = re.compile(_ESCAPED_QUOTED)
 # in every value key of `_ENTRY_KEYS`, or an element's text
@@ -45,11 +50,13 @@ def _pair_value(
     """A pair's value at `start`: what it holds (None for a list or a mapping), where it
     ends, and how it is shown hidden (None: nothing to hide, empty or null); a value not
     a string is shown as a string where the key is quoted `"` or `\\"` (JSON stays JSON)."""
-    opening = text[start : start + 2] if text.startswith('\\"', start) else text[start : start + 1]
+    escaped = text.startswith(_ESCAPED_QUOTES, start)
+    opening = text[start : start + 2] if escaped else text[start : start + 1]
     quote = key_quote if key_quote in ('"', '\\"') else ""
     as_string = quote + REDACTED + quote
-    if opening == '"' or opening == "'" or opening == '\\"':
-        # (`\"`: a string in text held in a JSON string, read with its escapes)
+    if opening == '"' or opening == "'" or escaped:
+        # (`\"`: a string in text held in a JSON string, `\'` in a Python repr, read with
+        # its escapes)
         string = (_ESCAPED_STRING if len(opening) == 2 else _FLOW_TOKEN).match(text, start)
         assert string is not None  # (matches its opening quote at least)
         closing = opening if string.lastindex is not None else ""
@@ -65,13 +72,15 @@ def _pair_value(
     return held, word.end(), None if held in _FLOW_NULL else as_string
 
 
-def _element_value(text: str, start: int, tag: str) -> tuple[str, int, str | None]:
-    """An element's text at `start` as a pair's value (`_element_text_end`): what it holds
-    (stripped), where it ends, and how it is shown hidden (None: it has none)."""
-    end = _element_text_end(text, start, tag)
-    if end is None:
-        return "", start, None
-    return text[start:end].strip(), end, REDACTED
+def _element_value(text: str, start: int, tag: str) -> tuple[str, int, int, int, str | None]:
+    """An element's text at `start` as a pair's value (`_element_text`): what it holds
+    (stripped), where what is hidden starts and ends (a CDATA section's content), where
+    the text ends, and how it is shown hidden (None: it has none)."""
+    found = _element_text(text, start, tag)
+    if found is None:
+        return "", start, start, start, None
+    hidden_start, hidden_end, end = found
+    return text[hidden_start:hidden_end].strip(), hidden_start, hidden_end, end, REDACTED
 
 
 def _pair_secret_name(found: re.Match[str]) -> bool:
@@ -161,10 +170,9 @@ def _pair_entries(text: str) -> str:
         if found.group("open") or found.group("text"):
             element = found.group("key") or _tag_name(text, tag)
             held: str | None
-            held, end, shown = _element_value(text, start, element)
-            last_end = end
+            held, start, end, last_end, shown = _element_value(text, start, element)
             if found.group("open") and shown is not None:  # past its closing tag
-                last_end = text.find(">", end) + 1 or len(text)
+                last_end = text.find(">", last_end) + 1 or len(text)
             last_tag = -2
         else:
             held, end, shown = _pair_value(text, start, found.group("quote"), structures)

@@ -59,9 +59,19 @@ _ANY_QUOTE = "".join(sorted({*_OPENING_QUOTES, *"".join(_QUOTE_PAIRS.values())})
 _ESCAPES_NO_QUOTE = r"\\\\|\\(?![\"\\\r\n])"
 """An escaped backslash, read whole, or a backslash escaping anything but a quote (or a line
 end: a backslash before one continues the line, it is no part of a word)."""
-# a string in text held in a JSON string (`\"...\"`), read with its escapes (`\\` escapes
-# the next escape), to its closing `\"` (caught) or, cut off, its line's end
-_ESCAPED_QUOTED = r'\\"(?:[^"\\\n]++|\\[^"\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(\\")?'
+
+
+def _escaped_quoted(quote: str) -> str:
+    """A string in escaped quotes `quote` (`\\"...\\"`, `\\'...\\'`), read with its escapes
+    (`\\\\` escapes the next escape), to its closing escaped quote (caught) or, cut off, its
+    line's end."""
+    return rf"\\{quote}(?:[^{quote}\\\n]++|\\[^{quote}\\\n]|\\\\(?:[^\\\n]|\\[^\n]))*+(\\{quote})?"
+
+
+# a string in text held in a JSON string (`\"...\"`), or in a Python repr of a string holding
+# both kinds of quote (`'... --password=\'X\' -e "..."'`): read alike, each to its own quote
+_ESCAPED_QUOTED = _escaped_quoted('"') + "|" + _escaped_quoted("'")
+_ESCAPED_QUOTES = ('\\"', "\\'")
 _VALUE_WORD = r"""(?:[^\s"'\\]++|""" + _ESCAPES_NO_QUOTE + ")++"
 _UNICODE_DASH = (  # one of `_DASHES` but `-`, raw or escaped in JSON text (`\u2014`, `\\u2014`)
     "(?:[" + _DASHES[1:] + r"]|\\{1,2}u(?i:" + "|".join(f"{ord(d):04x}" for d in _DASHES[1:]) + "))"
@@ -142,3 +152,31 @@ def _element_text_end(text: str, start: int, tag: str) -> int | None:
     if end + len(after) == len(text) and (closing + ">").startswith(after):
         return end if _GLUED_WORD.fullmatch(text, start, end) else None  # cut off
     return None
+
+
+# An element's text that is a CDATA section (`<password><![CDATA[X]]></password>`, spaces
+# around it too), its content the value, whatever it holds (`<`, `&`): to `]]>`, adjacent
+# sections read as one (`]]]]><![CDATA[>`: a `]]>` in a value), or cut off, to the end. A
+# section's content is read to the next opening too, so each stretch is read once.
+_CDATA_OPENING = re.compile(r"\s*+<!\[CDATA\[")
+_CDATA_CONTENT = re.compile(r"(?:[^\]<]++|\](?!\]>)|<(?!!\[CDATA\[))*+(?P<closed>\]\]>)?")
+
+
+def _element_text(text: str, start: int, tag: str) -> tuple[int, int, int] | None:
+    """The text of the element `tag` opening at `start` as a value: where what is hidden
+    starts and ends (a CDATA section's content: `<![CDATA[` and `]]>` stay), and where the
+    text ends; None if it has none (`_element_text_end`, or an empty section)."""
+    cdata = _CDATA_OPENING.match(text, start)
+    if cdata is None:
+        end = _element_text_end(text, start, tag)
+        return None if end is None else (start, end, end)
+    content = at = cdata.end()
+    while True:
+        section = _CDATA_CONTENT.match(text, at)
+        assert section is not None  # (matches nothing at least)
+        at = section.end()
+        if not (section.group("closed") and text.startswith("<![CDATA[", at)):
+            break
+        at += 9  # (`<![CDATA[`: the next section goes on the value)
+    hidden_end = at - 3 if section.group("closed") else at
+    return None if hidden_end == content else (content, hidden_end, at)
