@@ -1,7 +1,7 @@
 """A table's value cell after a secret's name (review of 53523a0): a placeholder is kept
 only as the name's own metavar (`| --token | TOKEN |`, `<password>`), not any capitalised
 word that names a secret (`SUPERSECRET` is a password); `secret` is a demo's password, not
-a schema's word; a SQL type is one (psql's `\\d`)."""
+a schema's word; a SQL type is one (psql's `\\d`); a name in markdown emphasis is a name."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ HIDDEN = [
     ("| password | secret |", f"| password | {REDACTED} |"),
     ("| --db-password | APITOKEN |", f"| --db-password | {REDACTED} |"),
     (f"| __api_key__ | {X} |", f"| __api_key__ | {REDACTED} |"),
+    (f"| **Password** | {X} |", f"| **Password** | {REDACTED} |"),
+    (f"| *password* | {X} |", f"| *password* | {REDACTED} |"),
+    (f"| **`DB_PASSWORD`** | {X} |", f"| **`DB_PASSWORD`** | {REDACTED} |"),
+    (f"**password** = {X}", f"**password** = {REDACTED}"),
 ]
 
 KEPT = [
@@ -26,6 +30,7 @@ KEPT = [
     "| --db-password | PASSWORD |",
     "| DB_PASSWORD | DB_PASSWORD |",
     "| password | <password> |",
+    "| **password** | string | yes |",
     " password | varchar",
     " api_key | uuid",
     " token | jsonb",

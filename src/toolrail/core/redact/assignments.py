@@ -33,7 +33,7 @@ from toolrail.core.redact.structures import _ESCAPED_OPENING, _StructuresOf
 # or `＝`, with any spaces around it (columns aligned far apart too); or, read as one, the
 # `>` closing an XML element's tag (`<password>X</password>`: `_element_text`) and a
 # table's bar between a name's cell and the next (`| password | X |`, `| password: | X |`,
-# `` | `password` | ``: `_cell_value_end`).
+# `` | `password` | ``, markdown's `| **password** |`: `_cell_value_end`).
 # An element's tag is read from its `<`, with a namespace's prefix (`<wsse:Password`) and
 # attributes (`<password type="text">`, over lines too) before its `>`.
 _NAME_ASSIGNED = re.compile(
@@ -41,7 +41,7 @@ _NAME_ASSIGNED = re.compile(
     # (after a colour, `\x1b[1mpin:`, the name is the code's rest)
     r"|(?<![A-Za-z0-9_.-])(?:(?<=\x1b\[)[0-?]{0,64}+[ -/]{0,4}+[@-~])?)"
     r"(?P<name>[A-Za-z0-9_.-]{1,128})"
-    r"(?(tag)(?P<element>(?:\s[^<>]{0,1024}+)?+(?<![/=-])>)|(?P<separator>(?:`|\\?[\"']?)"
+    r"(?(tag)(?P<element>(?:\s[^<>]{0,1024}+)?+(?<![/=-])>)|(?P<separator>(?:[*`]{1,4}+|\\?[\"']?)"
     + _SP_OR_CODE
     + r"{0,32}+(?:[=-]>|→|(?::"
     + _SP

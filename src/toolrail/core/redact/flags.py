@@ -59,8 +59,8 @@ _FLAG_WORD = re.compile(
     r"|" + _SPACE + "{1,8}"
     r"|(?=[" + _OPENING_QUOTES + "]))"  # `--token「X」`: a quote opening the value sets it apart
     r"(?:" + _TERMINAL_CODE + _SP + r"{0,8}+){0,16}+"
-    r"(?:(?=(?P<v>\$?'|\\\"|\"|[" + _OPENING_QUOTES + r"]))"
-    r"|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?![\"\r\n])))"
+    r"(?:(?=(?P<v>\$?'|\\\"|\\'|\"|[" + _OPENING_QUOTES + r"]))"
+    r"|(?=[^\s\"'=:\\]|[=:](?!\s)|\\(?![\"'\r\n])))"
 )
 # terminal codes around a flag in its item (`"\x1b[1m--token\x1b[0m"`), raw or spelt as
 # escapes (`_ESC`): as between a flag and its value in text, they set nothing apart
@@ -94,6 +94,8 @@ _ITEM_VALUE = {  # a flag's value after its opening quote, its escapes read, how
     '\\"': re.compile(r"(?:" + _INNER_CHAR + r"|\\\\(?:\\\"|\\\\|" + _INNER_CHAR + r"))++"),
 }
 _ITEM_VALUE["$'"] = _ITEM_VALUE["'"]  # a shell's `$'...'`: read as `'...'`
+# a repr's `\'...\'` (a string holding both quotes): to the escaped quote closing it
+_ITEM_VALUE["\\'"] = re.compile(r"(?:[^'\\\n]++|\\[^'\n])++")
 # the other quotes: to its closing quote, or not closed, to its line's end (as a name's)
 _ITEM_VALUE.update(
     (opening, re.compile(_within_quotes(opening) + "++")) for opening in _QUOTE_PAIRS
