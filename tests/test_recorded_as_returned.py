@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
+from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -289,3 +290,41 @@ async def test_a_persons_edit_is_recorded_as_the_arguments_it_replaced(tmp_path:
     assert line["args"] == {"command": "git status"}
     assert line["metadata"] == {"asked_arguments": {"command": "git push"}}
     assert line["output"] == "ran git status"
+
+
+class _Wrapped(trace.Tracer):
+    """An SDK tracer behind a tracer of another kind: the sink makes its spans on the call
+    path, where content is made at once, from the same parts as the writer's."""
+
+    def __init__(self, tracer: trace.Tracer) -> None:
+        self._tracer = tracer
+
+    def start_span(self, *args: Any, **kwargs: Any) -> trace.Span:
+        return self._tracer.start_span(*args, **kwargs)
+
+    def start_as_current_span(self, *args: Any, **kwargs: Any) -> Any:
+        return self._tracer.start_as_current_span(*args, **kwargs)
+
+
+class _WrappingProvider(trace.TracerProvider):
+    def __init__(self, provider: TracerProvider) -> None:
+        self._provider = provider
+
+    def get_tracer(self, *args: Any, **kwargs: Any) -> trace.Tracer:
+        return _Wrapped(self._provider.get_tracer(*args, **kwargs))
+
+
+async def test_content_made_on_the_call_path_hides_what_the_arguments_hide(
+    spans: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    provider, exporter = spans
+    sink = OtelSink(_WrappingProvider(provider), record_content=True)
+    executor = Executor(ToolRegistry([login]), sinks=[sink])
+    arguments = {"user": "bob", "password": SECRET}
+    await executor.run(ToolCall(id="w", name="login", arguments=arguments), ExecutionContext())
+    (span,) = exporter.get_finished_spans()
+    attributes = dict(span.attributes or {})
+    assert orjson.loads(str(attributes["gen_ai.tool.call.result"])) == (
+        "logged in bob with [REDACTED]"
+    )
+    assert SECRET not in str(attributes)

@@ -79,7 +79,7 @@ from returns.result import Success
 
 from toolrail._batches import BackgroundBatches, flush_at_exit_first
 from toolrail._diagnostics import get_logger
-from toolrail._jsonish import arguments_as_they_are, as_it_is, taken, to_json_value
+from toolrail._jsonish import arguments_as_they_are, as_it_is, taken
 from toolrail.core.call import RawArguments, ToolOutcome
 from toolrail.core.context import ExecutionContext
 from toolrail.core.errors import InvalidArguments, ToolError
@@ -88,7 +88,6 @@ from toolrail.core.redact import cut, redact, redact_text, shown_name
 from toolrail.observe.hooks import FAILED_ENDS, AgentEnded
 from toolrail.recording.eventjson import (
     arguments_data,
-    hidden_of,
     shown_ended_tool,
     shown_tool,
 )
@@ -604,7 +603,7 @@ class OtelSink:
             span.set_status(trace.Status(trace.StatusCode.ERROR, message))
         elif self.record_content and isinstance(event.outcome.result, Success):
             content: dict[str, AttributeValue] = {}
-            _add_content(content, _RESULT, _output, event.outcome)
+            _add_content(content, _RESULT, _output_data, _output_now(event.outcome))
             span.set_attributes(content)
         span.set_attribute("toolrail.attempts", event.outcome.attempts)
         span.end()
@@ -734,14 +733,9 @@ def _progress_marks(progress: object, total: object) -> dict[str, AttributeValue
     return marks
 
 
-def _output(outcome: ToolOutcome) -> object:
-    """A successful call's output as JSON data, without what its arguments hide (the log's
-    own way, `hidden_of`)."""
-    return hidden_of(outcome).without_in(to_json_value(outcome.result.unwrap()))
-
-
 def _output_now(outcome: ToolOutcome) -> _Output:
-    """`_output`'s parts as they are now (on the call path), for the writer to make it from."""
+    """A successful call's output and what it must not show (its arguments, and the model's
+    own a person edited), as they are now, on the call path (`_output_data` reads them)."""
     asked = outcome.metadata.get("asked_arguments")
     return (
         as_it_is(outcome.result.unwrap()),
@@ -751,7 +745,8 @@ def _output_now(outcome: ToolOutcome) -> _Output:
 
 
 def _output_data(output: _Output) -> object:
-    """`_output`, made from its parts as they were (`_output_now`)."""
+    """The output as JSON data, without what its call's arguments hide (the log's own way,
+    `hidden_of`), from its parts as they were (`_output_now`)."""
     value, arguments, asked = output
     return hidden_texts(arguments, asked).without_in(taken(value))
 
