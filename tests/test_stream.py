@@ -614,3 +614,27 @@ def test_the_terminal_view_makes_a_running_line_only_when_a_frame_shows_it() -> 
         "  ⠿ 📖 Reading f0.py [99%]",
         "  ⠿ 📖 Reading f2.py",
     ]
+
+
+async def test_late_news_of_a_call_outlived_by_many_calls_with_its_id_is_dropped() -> None:
+    """A model giving every turn's call one id makes many ended calls with it; those whose
+    context nobody holds any more can send no news, so they do not crowd out the one whose
+    context a tool kept (a thread reporting after the call ended): its late news is still
+    late news, however many calls with its id ended since."""
+    kept: list[ExecutionContext] = []
+
+    @tool
+    def remember(x: int, ctx: ExecutionContext) -> int:
+        """Keep the first call's context."""
+        if not kept:
+            kept.append(ctx)
+        return x
+
+    handler, updates = collect()
+    executor = Executor(ToolRegistry([remember]), sinks=[handler])
+    for x in range(3 * _SAME_ID):
+        await executor.run(ToolCall(name="remember", arguments={"x": x}, id="call_1"), CTX)
+    seen = len(updates)
+    kept[0].report_progress(1, 2, "late")
+    assert updates[seen:] == []
+    assert handler.active() == []

@@ -199,10 +199,19 @@ UpdateCallback = Callable[[ProgressUpdate], None]
 _Ended = tuple[weakref.ref[ExecutionContext], ...]
 """The contexts of the latest calls with one id that have ended, oldest first."""
 _SAME_ID = 8
-"""How many ended calls with one id are told apart (a model giving every turn's call the
-same id makes many): late news of an older one is shown again, as a call of its own."""
+"""How many ended calls with one id whose contexts are still held somewhere are told apart (a
+model giving every turn's call the same id makes many; one whose context nobody holds can
+send no news, and is forgotten): late news of an older one is shown again, as a call of its
+own."""
 _SEEN_LIMIT = 4096
 """Ids of ended calls remembered (to drop late news of them): at least the latest this many."""
+
+
+def _and(ended: _Ended, reference: weakref.ref[ExecutionContext]) -> _Ended:
+    """The ended calls with one id and one more: those whose context is gone left out (they
+    can send no news), the oldest of the rest past `_SAME_ID`."""
+    alive = tuple(one for one in ended if one() is not None)
+    return (*alive[1 - _SAME_ID :], reference)
 
 
 class ToolStreamHandler:
@@ -364,9 +373,7 @@ class ToolStreamHandler:
         finished = self._finished
         ended = finished.get(event.call_id)
         reference = weakref.ref(event.context)
-        finished[event.call_id] = (
-            (reference,) if ended is None else (*ended[1 - _SAME_ID :], reference)
-        )
+        finished[event.call_id] = (reference,) if ended is None else _and(ended, reference)
         if len(finished) >= _SEEN_LIMIT:
             self._finished_before, self._finished = finished, {}
         status: Status = "completed"
