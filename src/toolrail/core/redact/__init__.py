@@ -61,8 +61,9 @@ and every `ArgumentIssue` redact their text when they are made):
   preview cut off) each JSON string is also redacted as the text it holds, decoded. Text
   holding HTML entities (`{&quot;password&quot;: &quot;X&quot;}`, `password=&quot;X&quot;`,
   `&lt;password&gt;X&lt;/password&gt;`, `&#34;token&#34;: &#34;X&#34;`, `password&#61;X`) is
-  read with them decoded (once) as well as as it is written: what is hidden goes in its own
-  spelling, entities included, and the text around it stays as written (`Tom &amp; Jerry`
+  read with them decoded, escaped more than once too (`&amp;quot;`, up to 4 times), as well
+  as as it is written: what is hidden goes in its own spelling, entities included, and the
+  text around it stays as written (`Tom &amp; Jerry`, `Tom &amp;amp; Jerry`
   too). A value never starts with a separator (`?password=&user=x`, `Password=;Database=x`,
   `{password=}`: an empty value);
 - `redact_name(name)`: a name someone supplied (a key, the tool a model asked for when no
