@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from toolrail.core.redact.curl import _curl_user_flag, _is_curl, _user_kept
-from toolrail.core.redact.entries import _ENTRY_KEYS
+from toolrail.core.redact.entries import _ENTRY_KEYS, _ENTRY_SHORT_FLAGS
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _DASHES, _secret_setting, hides_next, is_secret_key
 from toolrail.core.redact.reading import _TERMINAL_CODE
@@ -60,30 +60,68 @@ def _argv_shown(
         user_next = glued == ""
         hide_next = hiding or user_next
         curl = curl or _is_curl(item)
-    for at in _entry_flag_values(items):
-        shown.setdefault(at, REDACTED)
+    for at, hidden in _entry_flag_values(items).items():
+        shown.setdefault(at, hidden)
     return shown
 
 
-def _entry_flag(item: object) -> bool | None:
-    """The role of an entry's key written as a flag (`--name`, `--value`: `_ENTRY_KEYS`)."""
-    return _ENTRY_KEYS.get(item[2:]) if isinstance(item, str) and item[:2] == "--" else None
+def _entry_flag(item: object) -> bool:
+    """Whether an argv item is an entry's key written as a long flag, its value glued to it
+    or not (`--name`, `--value=X`: `_ENTRY_KEYS`): an argv holding none sets no entry (az's
+    `-n` names one only with a `--value`)."""
+    return isinstance(item, str) and item[:2] == "--" and item[2:].partition("=")[0] in _ENTRY_KEYS
 
 
-def _entry_flag_values(items: list[object] | tuple[object, ...]) -> list[int]:
-    """Where the values of a name/value entry set by flags are, if its name names a secret
-    (`aws ssm put-parameter --name /prod/db/password --value X`, either order): read as
-    `name=... value=...` is in text (`_pair_entries`)."""
-    named = False
-    values: list[int] = []
-    for at in range(len(items) - 1):
-        role = _entry_flag(items[at])
-        if role is False:
-            values.append(at + 1)
-        elif role and not named:
-            name = items[at + 1]
-            named = isinstance(name, str) and _secret_setting(name)
-    return values if named else []
+def _entry_flag_item(item: str) -> tuple[bool, str | None] | None:
+    """An argv item as an entry's key written as a flag (`--name`, `--value`: `_ENTRY_KEYS`;
+    az's `-n`: `_ENTRY_SHORT_FLAGS`): its role, and its value if glued to it (`--value=X`
+    is read as `--value X` is; None: the value is the next item); None if it is none."""
+    flag, equals, glued = item.partition("=")
+    if flag[:2] == "--":
+        role = _ENTRY_KEYS.get(flag[2:])
+    else:
+        role = _ENTRY_SHORT_FLAGS.get(flag[1:]) if flag[:1] == "-" else None
+    return None if role is None else (role, glued if equals else None)
+
+
+def _entry_flag_values(items: list[object] | tuple[object, ...]) -> dict[int, str]:
+    """Where the values of a name/value entry set by flags are, and how each is shown, if
+    its name names a secret (`aws ssm put-parameter --name /prod/db/password --value X`,
+    either order; `--value=X`, `--name=...`, az's `-n`): read as `name=... value=...` is in
+    text (`_pair_entries`). A value glued to its flag goes, the flag stays (`--value=`)."""
+    for item in items:  # (most argvs set none: a value's flag looked for first)
+        if (
+            isinstance(item, str)
+            and item[:2] == "--"
+            and _ENTRY_KEYS.get(item[2:].partition("=")[0]) is False
+        ):
+            break
+    else:
+        return {}
+    values: dict[int, str] = {}
+    names: list[object] = []  # (read only if there is a value to hide)
+    last = len(items) - 1
+    for at, item in enumerate(items):
+        if not isinstance(item, str) or not item.startswith(_ENTRY_FLAG_OPENINGS):
+            continue
+        found = _entry_flag_item(item)
+        if found is None:
+            continue
+        role, glued = found
+        if glued is None and at == last:
+            continue  # a flag with no value
+        if role:
+            names.append(items[at + 1] if glued is None else glued)
+        elif glued is None:
+            values[at + 1] = REDACTED
+        elif glued:
+            values[at] = item[: len(item) - len(glued)] + REDACTED
+    if values and any(isinstance(name, str) and _secret_setting(name) for name in names):
+        return values
+    return {}
+
+
+_ENTRY_FLAG_OPENINGS = ("--", *(f"-{flag}" for flag in _ENTRY_SHORT_FLAGS))
 
 
 def _flag_like(item: object) -> bool:

@@ -12,6 +12,7 @@ from toolrail.core.redact.reading import (
     _ANY_DASH,
     _BARS,
     _CODES,
+    _CONTINUATION,
     _ESC,
     _ESCAPES_NO_QUOTE,
     _FLAG_OPENING,
@@ -46,10 +47,10 @@ _FLAG_WORD = re.compile(
     + _SP
     + r"{0,8}|"
     + _SP
-    + r"{0,8}"
-    r"(?:\\\r?\n|\\\\\\(?:r\\)?n)" + _SP + r"{0,32}|" + _SP + r"{1,8}"
-    r"[`^](?:\r?\n|\\(?:r\\)?n)" + _SP + r"{0,32}"
-    r"|"
+    + r"{0,8}+"
+    + _CONTINUATION
+    + _SP
+    + r"{0,32}|"
     + _SP
     + r"{0,8}+(?P<cell>["
     + _BARS
@@ -111,6 +112,19 @@ _OWN_VALUE = {
     False: re.compile(r"[ \t]*+,\s*+(?:\\?[\"'])?+(?!" + _ANY_DASH + r"|[\]}])\S"),
 }
 _ESCAPED_DASH = re.compile(r"\\{1,2}u[0-9a-fA-F]{4}")
+_DASH = re.compile(_ANY_DASH)
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _in_a_word(text: str, flag: re.Match[str]) -> bool:
+    """Whether a flag found in text is the end of a word, no flag (`create-secret`,
+    `x-password`), set apart from what follows by a space, not `=` (`x-password=-X` assigns)."""
+    at = flag.start()
+    return (
+        at > 0
+        and _WORD_CHAR.match(text, at - 1) is not None
+        and not text.startswith("=", flag.end("codes"))
+    )
 
 
 def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
@@ -143,6 +157,8 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         start = flag.end() + len(opening)
         if word and text[start : start + 2].strip(" \t\r\n") in tuple(_BARS):
             continue  # a cell's bar at the end of its row, or a shell's `|`: no value
+        if word and not opening and _in_a_word(text, flag) and _DASH.match(text, start):
+            continue  # `create-secret --name x`: a word that is no flag has no dashed value
         after = _FLAG_AHEAD.match(text, start)
         if (
             after

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import re
 
-from toolrail.core.redact.entries import _ENTRY_KEYS
+from toolrail.core.redact.entries import _ENTRY_FLAG_KEYS
 from toolrail.core.redact.line_entries import _FLOW_NULL, _FLOW_TOKEN
 from toolrail.core.redact.markers import REDACTED
-from toolrail.core.redact.names import _secret_setting
+from toolrail.core.redact.names import _REMEMBERED_NAME, _secret_setting
 from toolrail.core.redact.reading import (
+    _CONTINUATION,
     _ESCAPED_QUOTED,
     _ESCAPED_QUOTES,
+    _ESCAPES_NO_QUOTE,
     _element_text,
     _with_hidden,
 )
@@ -21,23 +23,33 @@ from toolrail.core.redact.structures import _StructuresOf
 # pydantic model's or a dataclass's repr, an XML element's attributes, AWS's shorthand
 # `Key=password,Value=X`, a JSON fragment `"name": "DB_PASSWORD", "value": "X"`): a key, not
 # glued to a word before it, and its separator (`=`, `:`, `=>`, not `==`); or a command's
-# flags (`aws ssm put-parameter --name /prod/db/password --value X`); or XML's: an
-# element named as a key (`<name>DB_PASSWORD</name>`, its text the pair's value), or the
-# text of an element (`text`, a value's role) whose tag holds its name (`<entry
-# key="db.password">X</entry>`)
+# flags (`aws ssm put-parameter --name /prod/db/password --value X`, az's `-n`), the value
+# after `=`, spaces or a line continuation as a space (`--name \\` then the value), or in
+# an argv's items written out (`'--name', '/prod/db/password'`, in JSON's quotes too:
+# `item`, its value the `next` item or glued, `'--value=X'`);
+# or XML's: an element named as a key (`<name>DB_PASSWORD</name>`, its text the pair's
+# value), or the text of an element (`text`, a value's role) whose tag holds its name
+# (`<entry key="db.password">X</entry>`)
 _PAIR_KEY = re.compile(
-    r"(?:(?P<open><)|(?<![\w.-])(?P<flag>--)|(?<![\w.-])(?P<quote>\\[\"']|[\"']?+))"
-    r"(?P<key>[A-Za-z_]{3,15}+)"
-    r"(?(open)>|(?(flag)(?:=|[ \t]++)|(?P=quote)[ \t]*+(?:=>|[:=](?!=))[ \t]*+))"
+    r"(?:(?P<open><)"
+    r"|(?<![\w.-])(?P<item>\\[\"']|[\"'])?+(?P<flag>-(?P<long>-)?+)"
+    r"|(?<![\w.-])(?P<quote>\\[\"']|[\"']?+))"
+    r"(?P<key>(?(flag)(?(long)[A-Za-z_]{3,15}+|n)|[A-Za-z_]{3,15}+))"
+    r"(?(open)>|(?(flag)(?(item)(?:(?P=item)\s*+(?P<next>,)\s*+|=)|(?:=|[ \t]++(?:"
+    + _CONTINUATION
+    + r"[ \t]*+)?+))|(?P=quote)[ \t]*+(?:=>|[:=](?!=))[ \t]*+))"
     r"|(?<![=/-])(?P<text>>)(?=\s*+(?:[^\s<]|<!\[CDATA\[))"
 )
 _ESCAPED_STRING = re.compile(_ESCAPED_QUOTED)
 # in every value key of `_ENTRY_KEYS`, or an element's text
 _PAIR_VALUE_MARK = re.compile("[vV][aA][lL][uU][eE]|>")
-_PAIR_WORD = re.compile(r"[^\s\"',;&<>(){}\[\]]++")  # a value not quoted: to what ends a pair
-# between two pairs, what ends an entry: a line's end, a statement's, a bracket, a tag;
-# between two in one tag, a newline is a space (`<property name="password"\n value="X"/>`)
-_PAIR_BREAK = re.compile(r"[\n;(){}<]|(?<![=-])>")
+# a value not quoted: to what ends a pair, or a line continuation (`X \\`), or an escaped
+# quote (`\\"X\\"` in JSON text)
+_PAIR_WORD = re.compile(r"""(?:[^\s"',;&<>(){}\[\]\\]++|""" + _ESCAPES_NO_QUOTE + ")++")
+# between two pairs, what ends an entry: a line's end (not continued), a statement's, a
+# bracket, a tag; between two in one tag, a newline is a space (`<property name="password"\n
+# value="X"/>`); between two items of a list written out, only what is no item of it is
+_PAIR_BREAK = re.compile(r"(?P<continued>" + _CONTINUATION + r")|[\n;(){}<]|(?<![=-])>")
 _TAG_BREAK = re.compile(r"[;(){}]")
 # between two elements of an entry: whole elements (siblings), not the parent's closing tag
 _TAG = re.compile(r"<(/?+)[A-Za-z_][^<>]*+>")
@@ -45,11 +57,13 @@ _TAG_NAME = re.compile(r"[A-Za-z_][\w.:-]{0,63}+")
 
 
 def _pair_value(
-    text: str, start: int, key_quote: str, structures: _StructuresOf
+    text: str, start: int, key_quote: str, structures: _StructuresOf, end: int | None = None
 ) -> tuple[str | None, int, str | None]:
     """A pair's value at `start`: what it holds (None for a list or a mapping), where it
     ends, and how it is shown hidden (None: nothing to hide, empty or null); a value not
-    a string is shown as a string where the key is quoted `"` or `\\"` (JSON stays JSON)."""
+    a string is shown as a string where the key is quoted `"` or `\\"` (JSON stays JSON).
+    `end`: read no further (a string or a word there is read as cut off)."""
+    end = len(text) if end is None else end
     escaped = text.startswith(_ESCAPED_QUOTES, start)
     opening = text[start : start + 2] if escaped else text[start : start + 1]
     quote = key_quote if key_quote in ('"', '\\"') else ""
@@ -57,7 +71,7 @@ def _pair_value(
     if opening == '"' or opening == "'" or escaped:
         # (`\"`: a string in text held in a JSON string, `\'` in a Python repr, read with
         # its escapes)
-        string = (_ESCAPED_STRING if len(opening) == 2 else _FLOW_TOKEN).match(text, start)
+        string = (_ESCAPED_STRING if len(opening) == 2 else _FLOW_TOKEN).match(text, start, end)
         assert string is not None  # (matches its opening quote at least)
         closing = opening if string.lastindex is not None else ""
         held = text[start + len(opening) : string.end() - len(closing)]
@@ -65,11 +79,29 @@ def _pair_value(
     if opening == "[" or opening == "{":
         end, _ = structures[False].end(start)
         return None, end, as_string
-    word = _PAIR_WORD.match(text, start)
+    word = _PAIR_WORD.match(text, start, end)
     if word is None:
         return "", start, None
     held = word.group()
     return held, word.end(), None if held in _FLOW_NULL else as_string
+
+
+def _key_value(
+    found: re.Match[str], structures: _StructuresOf, end: int | None = None
+) -> tuple[str | None, int, str | None]:
+    """The value of a pair whose key `_PAIR_KEY` found, as `_pair_value` tells (read to
+    `end` at most); one glued to its flag in an item (`'--value=X'`) is the rest of the
+    item's string, read as it is."""
+    text, start, item = found.string, found.end(), found.group("item")
+    if not item or found.group("next"):
+        return _pair_value(text, start, item or found.group("quote"), structures, end)
+    string = (_ESCAPED_STRING if len(item) == 2 else _FLOW_TOKEN).match(
+        text, found.start(), len(text) if end is None else end
+    )
+    assert string is not None  # (matches its opening quote at least)
+    end = string.end() - (len(item) if string.lastindex is not None else 0)
+    held = text[start:end]
+    return held, end, REDACTED if held else None
 
 
 def _element_value(text: str, start: int, tag: str) -> tuple[str, int, int, int, str | None]:
@@ -90,8 +122,8 @@ def _pair_secret_name(found: re.Match[str]) -> bool:
         name: str | None = _element_value(text, start, found.group("key"))[0]
     elif text.startswith(("[", "{"), start):
         return False  # a list or a mapping names nothing
-    else:
-        name = _pair_value(text, start, "", _StructuresOf(text))[0]
+    else:  # (a name no longer than a setting's is read: each key's own, not the text's rest)
+        name = _key_value(found, _StructuresOf(text), start + _REMEMBERED_NAME + 4)[0]
     return name is not None and _secret_setting(name)
 
 
@@ -137,7 +169,7 @@ def _pair_entries(text: str) -> str:
     data (`_ENTRY_KEYS`, `_secret_setting`). An entry ends where a key of the same role
     comes again (`name=A value=1 name=B value=2` is two), or between two pairs: in one tag,
     at a statement's end or a bracket (`_TAG_BREAK`); between elements (or from a tag to an
-    element in it), at the closing tag of their parent; else at what `_PAIR_BREAK` finds.
+    element in it), at the closing tag of their parent; else where `_ends_entry` tells.
     An element's text is a value only after a pair in its own start tag. Each pair's
     value is read once, and each stretch between two pairs."""
     hidden: list[tuple[int, int, str]] = []
@@ -148,8 +180,9 @@ def _pair_entries(text: str) -> str:
     tags = _TagsBefore(text)
     last_end = 0  # where the last entry's pair ends
     last_tag = -2  # where the tag holding it starts (-1: none; -2: an element, closed)
+    last_item = False  # whether its key is an item of a list written out
     for found in _PAIR_KEY.finditer(text):
-        role = _ENTRY_KEYS.get(found.group("key")) if not found.group("text") else False
+        role = _ENTRY_FLAG_KEYS.get(found.group("key")) if not found.group("text") else False
         if role is None or found.start() < last_end:
             continue  # another key, or one within the value read last
         tag = tags(found.start())
@@ -162,7 +195,8 @@ def _pair_entries(text: str) -> str:
         elif tag >= 0 and tag == last_tag:
             between = _TAG_BREAK.search(text, last_end, found.start())
         else:
-            between = _PAIR_BREAK.search(text, last_end, found.start())
+            items = last_item + bool(found.group("item"))
+            between = _ends_entry(text, last_end, found.start(), items)
         if role in roles or between:
             named, roles, values = False, set(), []
         roles.add(role)
@@ -174,9 +208,16 @@ def _pair_entries(text: str) -> str:
             if found.group("open") and shown is not None:  # past its closing tag
                 last_end = text.find(">", last_end) + 1 or len(text)
             last_tag = -2
+            last_item = False
         else:
-            held, end, shown = _pair_value(text, start, found.group("quote"), structures)
+            held, end, shown = _key_value(found, structures)
             last_end, last_tag = end, tag
+            if item := found.group("item"):
+                last_item = True
+                if not found.group("next") and text.startswith(item, end):
+                    last_end += len(item)  # (past the item glued to its flag, `'--value=X'`)
+            else:
+                last_item = False
         if role:
             if not named and held is not None and _secret_setting(held):
                 named = True
@@ -184,6 +225,28 @@ def _pair_entries(text: str) -> str:
         elif shown is not None:
             (hidden if named else values).append((start, end, shown))
     return _with_hidden(text, hidden)
+
+
+def _ends_entry(text: str, start: int, end: int, items: int) -> bool:
+    """Whether what lies between two pairs (`text[start:end]`) ends their entry: what
+    `_PAIR_BREAK` finds, not a continued line's end (`--name X \\` then `--value Y`: one
+    command). Of two items of one list written out (`items`: how many of the two pairs are
+    an item), only what is no item of it (a bracket, a key's `:`; a string read whole:
+    `'Items[0]'` is one), a newline none (JSON text indented); from an item to a pair not
+    one, a bracket too (`['--name', 'x'] --value y`)."""
+    if items == 2:
+        for token in _FLOW_TOKEN.finditer(text, start, end):
+            if text[token.start()] in _LIST_EDGES:
+                return True
+        return False
+    for found in (_PAIR_BREAK if items == 0 else _ITEM_EDGE).finditer(text, start, end):
+        if found.lastgroup != "continued":
+            return True
+    return False
+
+
+_LIST_EDGES = frozenset("[]{}:")
+_ITEM_EDGE = re.compile(_PAIR_BREAK.pattern + r"|[\[\]]")
 
 
 def _tag_name(text: str, tag: int) -> str:

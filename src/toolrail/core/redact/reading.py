@@ -82,6 +82,10 @@ _NOT_GLUED = r"(?:(?<!\w)|(?<=\\[nrtfb])|(?<=\\u[0-9a-fA-F]{4}))"
 _FLAG_OPENING = "(?:--?|" + _NOT_GLUED + _UNICODE_DASH + ")" + _ANY_DASH + "{0,2}"
 # a space, raw or escaped in JSON text (a tab, a no-break space, ...), once or twice over
 _SPACE = r"(?:" + _SP + r"|\\{1,2}t|\\u(?:00[aA]0|200[0-9aA]|202[fF]|205[fF]|3000))"
+# a line continuation: a shell's `\` at a line's end, or PowerShell's `` ` `` or cmd's `^`
+# after a space (not markdown's code span), the line's end raw or escaped in JSON text
+# (`\\\n`, `` `\n ``): the two lines are one command, as if a space stood for it
+_CONTINUATION = r"(?:\\(?:\r?\n|\\\\(?:r\\)?n)|(?<=" + _SP + r")[`^](?:\r?\n|\\(?:r\\)?n))"
 
 
 def _reach(pattern: re.Pattern[str], text: str, at: int, end: int | None = None) -> int:
