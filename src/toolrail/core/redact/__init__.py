@@ -32,8 +32,12 @@ and every `ArgumentIssue` redact their text when they are made):
   (to the last `@`, or with a `/` in the password; the user may be empty,
   `redis://:pass@host`) and a long token as the user (`https://TOKEN@host`); a Slack webhook
   URL's path; `mysql -pX`, `sshpass -p X`, `curl -u user:X`, `.netrc`'s `password X`, a
-  URL's `?key=X`; and `name = value` / `name: value` / `"name": "value"` (also inside JSON
-  text; and `=>`, `->`, `→`, `：`, `＝`, any Unicode space, a YAML value on the lines below
+  URL's `?key=X`; the value a command storing a secret stores, its names, keys, flags and
+  paths kept, in text or an argv (`gh secret set N --body X`, `echo X | gh secret set N`,
+  `fly secrets set K=X`, `vault kv put p k=X`, `kubectl create secret generic
+  --from-literal=k=X`, `heroku config:set K=X`; `gh secret list` stays); and `name = value`
+  / `name: value` / `"name": "value"` (also inside JSON text; and `=>`, `->`, `→`, `：`,
+  `＝`, any Unicode space, a YAML value on the lines below
   `name:`, an XML element `<name>value</name>` (with attributes or a namespace,
   `<wsse:Password Type="...">`, its text to its own closing tag, cut off or not, or a CDATA
   section's content: `<![CDATA[[REDACTED]]]>`), a table's
@@ -82,10 +86,11 @@ it, never a backtracking stall.
 Its modules, each one responsibility: `names` (which names name a secret), `markers`,
 `reading` (what every text pass reads with), `text` (`redact_text` and the order of its
 passes), `entities` (text read with its HTML entities decoded) and the passes: `tokens`,
-`commands`, `curl`, `held` (JSON strings), `jsontext` (JSON text whole), `flags`,
-`assignments`, `yaml_argv`, `entries` with `yaml_entries`, `line_entries` and
-`pair_entries`, over `quotes` and `structures`; `argv` and `data` (`redact` of data);
-`terminal` (`printable`) and `cutting` (`cut`, `shorten`, `shown_name`).
+`commands`, `secret_commands` (commands storing a secret: its table), `curl`, `held` (JSON
+strings), `jsontext` (JSON text whole), `flags`, `assignments`, `yaml_argv`, `entries` with
+`yaml_entries`, `line_entries` and `pair_entries`, over `quotes` and `structures`; `argv`
+and `data` (`redact` of data); `terminal` (`printable`) and `cutting` (`cut`, `shorten`,
+`shown_name`).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from toolrail.core.redact.curl import _is_curl
 from toolrail.core.redact.entries import _ENTRY_KEY_SET, _entry_values
 from toolrail.core.redact.markers import MAX_DEPTH, REDACTED, TOO_DEEP
 from toolrail.core.redact.names import _REMEMBERED_NAME, is_secret_key
+from toolrail.core.redact.secret_commands import _argv_values
 from toolrail.core.redact.text import _STACK_RAN_OUT, redact_text
 
 
@@ -86,10 +87,16 @@ def _unused(name: str, original: Mapping[object, object], shown: Mapping[object,
 
 def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[object]:
     """A list, where a secret-named flag (`--password`, `-token`) hides the next item, a
-    pair `["Authorization", "..."]` hides its second, and `curl -u user:pw` its password."""
+    pair `["Authorization", "..."]` hides its second, `curl -u user:pw` its password, and a
+    command storing a secret the value (`["gh", "secret", "set", "N", "--body", "X"]`)."""
     if _secret_pair(items):  # the name is text still (`["export --password X", "..."]`)
         return [redact(items[0], depth=depth + 1), REDACTED]
     shown = _argv_shown(items)
+    if values := _argv_values(items):
+        for at, offset in values.items():
+            item = items[at]  # its key or flag kept, as text (`--from-literal=user=[REDACTED]`)
+            kept = redact_text(item[:offset]) if isinstance(item, str) and offset else ""
+            shown.setdefault(at, kept + REDACTED)
     return [
         shown[at] if at in shown else redact(item, depth=depth + 1) for at, item in enumerate(items)
     ]
@@ -135,6 +142,8 @@ def redacts_nothing(value: object, depth: int = 0) -> bool:
             elif type(first) not in _STR_NAMES_NO_PROGRAM:
                 return False
         if any(_hiding_flag(item) or _is_curl(item) or _entry_flag(item) for item in items):
+            return False
+        if _argv_values(items):
             return False
         return _items_redact_nothing(items, depth)
     # other objects come back as they are; subclasses of what `redact` rebuilds, and other

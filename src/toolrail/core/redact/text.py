@@ -28,6 +28,7 @@ from toolrail.core.redact.pair_entries import (
     _pair_secret_name,
 )
 from toolrail.core.redact.quotes import _quote_counts
+from toolrail.core.redact.secret_commands import _may_store, _stored_secrets
 from toolrail.core.redact.tokens import (
     _PRIVATE_KEY,
     _QUERY_KEY,
@@ -67,9 +68,18 @@ def redact_text(text: str) -> str:
         return _redact_passes(text)
     if "hooks.slack.com/" in text or _query_key(text):
         return _redact_passes(text)
-    if _MAY_REDACT.search(_reduced(text.lower())) is None and not _p_item(text):
+    if (
+        _may_redact(_reduced(text.lower())) is None
+        and not _p_item(text)
+        # (a command storing a secret says "secret", or is one of these: `_may_store`)
+        and "vault" not in text
+        and "config:set" not in text
+    ):
         return text
     return _redact_passes(text)
+
+
+_may_redact = _MAY_REDACT.search  # (bound once: the search most text ends with)
 
 
 def _redact_passes(text: str) -> str:
@@ -119,6 +129,8 @@ def _passes(text: str) -> str:
         text = _SLACK_WEBHOOK.sub(rf"\1{REDACTED}", text)
     if _query_key(text):
         text = _QUERY_KEY.sub(rf"\1{REDACTED}", text)
+    if _may_store(text):  # (after JSON strings are held out: one holding a command is read)
+        text = _stored_secrets(text, held)
     lowered_from, lowered = text, text.lower()
     if "uthorization" in lowered or "ookie" in lowered:
         text = _HEADER.sub(rf"\1{REDACTED}", text)
