@@ -1,11 +1,11 @@
 """Text holding HTML entities (`{&quot;password&quot;: &quot;X&quot;}`, `password&#61;X`),
 read by the passes with its entities decoded, and what they hide put back in the text's own
 spelling: each hidden span of the decoded text replaces its original spelling, entities
-included, and the text around it stays as it was written. Entities escaped more than once
-(`&amp;quot;`, `&#38;#34;`: HTML-escaped text escaped again) are decoded as far as they nest,
-up to `_LEVELS` readings: each reading decodes the one before, and the position maps compose,
-so what the passes hide goes in the spelling of the text as written, every level's entities
-included."""
+included, and the text around it stays as it was written. Text escaped more than once
+(`&amp;quot;`, `&#38;#34;`: HTML-escaped text escaped again) is read a level at a time:
+`redact_text` reads each decoding as text of its own, which may hold entities in turn (see
+`text.py`), so every level is read, a value's own entity included (`&lt;password&gt;a&amp;lt;b
+&lt;/password&gt;`: `a&lt;b`, in markup escaped once)."""
 
 from __future__ import annotations
 
@@ -20,56 +20,34 @@ from toolrail.core.redact.markers import REDACTED
 _MAY_HOLD = re.compile(r"&[#A-Za-z][^&;\s]{0,32}+;")
 # an entity whole: a decimal or hex character reference, or a name (looked up in `html5`)
 _ENTITY = re.compile(r"&(?:#(?:[0-9]{1,8}+|[xX][0-9a-fA-F]{1,7}+)|[A-Za-z][A-Za-z0-9]{0,31}+);")
-# how many times entities are read at most (`&amp;amp;quot;` is `"` after 3): each reading is
-# a pass over the text, so text nested deeper (`&amp;amp;amp;amp;amp;`) costs no more
-_LEVELS = 4
 
 
 class _Decoded:
     """Text with its entities decoded, and where each entity was: `starts[k]`/`ends[k]` in
-    the decoded text, `at[k]`/`to[k]` in the text as written (read more than once, an
-    entity's spelling holds those of the readings before it: `&amp;quot;` one entity)."""
+    the decoded text, `at[k]`/`to[k]` in the text as written."""
 
-    def __init__(self, written: str, text: str) -> None:
+    def __init__(self, written: str) -> None:
         self.written = written
-        self.text = text
         self.starts: list[int] = []
         self.ends: list[int] = []
         self.at: list[int] = []
         self.to: list[int] = []
-
-    def _entity(self, start: int, end: int, at: int, to: int) -> None:
-        self.starts.append(start)
-        self.ends.append(end)
-        self.at.append(at)
-        self.to.append(to)
-
-    def _kept(self, k: int, shift: int, into: _Decoded) -> None:
-        """Entity `k`, outside every entity of a reading after this one, moved by `shift`."""
-        into._entity(self.starts[k] + shift, self.ends[k] + shift, self.at[k], self.to[k])
-
-    def read_again(self) -> _Decoded:
-        """This decoding's text decoded once more, as one decoding of the text as written:
-        each entity of the new reading with its spelling as written (the entities of this
-        reading within it, `&amp;` of `&amp;quot;`, go with it), and each entity of this
-        reading outside them where the new reading moved it. Itself if nothing decodes."""
-        inner = _read(self.text)
-        if not inner.starts:
-            return self
-        composed = _Decoded(self.written, inner.text)
-        k = shift = 0
-        for start, end, at, to in zip(inner.starts, inner.ends, inner.at, inner.to, strict=True):
-            while k < len(self.starts) and self.ends[k] <= at:  # before it
-                self._kept(k, shift, composed)
-                k += 1
-            first, last = self._boundary(at, up=False), self._boundary(to, up=True)
-            composed._entity(start, end, self._written_at(first), self._written_at(last))
-            while k < len(self.starts) and self.starts[k] < to:  # within it
-                k += 1
-            shift = end - to
-        for rest in range(k, len(self.starts)):
-            self._kept(rest, shift, composed)
-        return composed
+        parts: list[str] = []
+        done = length = 0
+        for found in _ENTITY.finditer(written):
+            spelt = found.group()
+            read = html.unescape(spelt) if spelt[1] == "#" else html5.get(spelt[1:])
+            if read is None:
+                continue  # not an entity (`&unknown;`)
+            length += found.start() - done
+            parts += (written[done : found.start()], read)
+            self.starts.append(length)
+            length += len(read)
+            self.ends.append(length)
+            self.at.append(found.start())
+            self.to.append(found.end())
+            done = found.end()
+        self.text = "".join(parts) + written[done:] if parts else written
 
     def spelt(self, start: int, end: int) -> str:
         """The decoded text's `[start, end)` as it was written: each entity whole in it in its
@@ -145,41 +123,9 @@ def _common_length(one: str, other: str, from_end: bool) -> int:
     return low
 
 
-def _read(written: str) -> _Decoded:
-    """The text read once: each entity in it decoded."""
-    decoded = _Decoded(written, written)
-    parts: list[str] = []
-    done = length = 0
-    for found in _ENTITY.finditer(written):
-        spelt = found.group()
-        read = html.unescape(spelt) if spelt[1] == "#" else html5.get(spelt[1:])
-        if read is None:
-            continue  # not an entity (`&unknown;`)
-        length += found.start() - done
-        parts += (written[done : found.start()], read)
-        decoded._entity(length, length + len(read), found.start(), found.end())
-        length += len(read)
-        done = found.end()
-    if parts:
-        decoded.text = "".join(parts) + written[done:]
-    return decoded
-
-
 def _decoded(text: str) -> _Decoded | None:
-    """The text read with its entities decoded, as far as they nest (up to `_LEVELS`
-    readings, until one decodes nothing); None if it holds none. Only this deepest reading
-    is read by the passes: a value's own entity in markup escaped once (a `<` in a password,
-    `&lt;password&gt;a&amp;lt;b&lt;/password&gt;`) is markup in it, ending the value."""
+    """The text read with its entities decoded; None if it holds none."""
     if _MAY_HOLD.search(text) is None:
         return None
-    decoded = _read(text)
-    if not decoded.starts:
-        return None
-    for _ in range(_LEVELS - 1):
-        if "&" not in decoded.text or _MAY_HOLD.search(decoded.text) is None:
-            break
-        again = decoded.read_again()
-        if again is decoded:
-            break
-        decoded = again
-    return decoded
+    decoded = _Decoded(text)
+    return decoded if decoded.starts else None

@@ -56,10 +56,8 @@ def redact_text(text: str) -> str:
     """
     if len(text) < _SHORTEST_SECRET:
         return text
-    if "&" in text and (decoded := _decoded(text)) is not None:
-        # read with its entities decoded, what that hides hidden in its own spelling; then
-        # read as it is written (a value spelt with an entity may be hidden whole so)
-        text = decoded.restored(_redact_passes(decoded.text))
+    if "&" in text:
+        text = _entities_read(text, _ENTITY_LEVELS)
     # No pass changes text without what its guard, or for tokens and PEM keys its pattern,
     # looks for; where none of that is in the text, it is returned as it is.
     if ("-" in text or "_" in text) and (_token_prefixed(text) or "-----BEGIN" in text):
@@ -80,6 +78,25 @@ def redact_text(text: str) -> str:
 
 
 _may_redact = _MAY_REDACT.search  # (bound once: the search most text ends with)
+
+
+_ENTITY_LEVELS = 4
+"""How many times text escaped again and again (`&amp;amp;quot;`: 3) is decoded at most."""
+
+
+def _entities_read(text: str, levels: int) -> str:
+    """`text` read with its entities decoded, what that hides hidden in its own spelling (a
+    value spelt with an entity may then be hidden whole by the passes over the text as
+    written). The decoded text is read so in turn, `levels` times at most: text escaped
+    again (`&amp;quot;`) is read at every level, a value's own entity too (`&lt;password&gt;
+    a&amp;lt;b&lt;/password&gt;`: `a&lt;b`, where only the deepest reading ends it at `<`)."""
+    decoded = _decoded(text)
+    if decoded is None:
+        return text
+    inner = decoded.text
+    if levels > 1 and "&" in inner:
+        inner = _entities_read(inner, levels - 1)
+    return decoded.restored(_redact_passes(inner))
 
 
 def _redact_passes(text: str) -> str:
