@@ -1,8 +1,9 @@
 """A secret set by a command's flags (`aws ssm put-parameter --name /prod/db/password
 --value X`) in each spelling a command is written in: over continued lines (a shell's `\\`,
 PowerShell's `` ` ``, cmd's `^`), as argv data with a value glued (`--value=X`), as a list
-written out (a Python repr, JSON text, whole or cut off), and with az's short `-n`; and a
-flag after a word that merely ends in a secret's name (`create-secret --name`), which is
+written out (a Python repr, JSON text, whole or cut off); `-n` names no entry (elsewhere it
+is a namespace or a count: an earlier `kubectl -n prod` must not take the entry's name); and
+a flag after a word that merely ends in a secret's name (`create-secret --name`), which is
 no value of it."""
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ CONTINUED = [
     for groups in (
         (f"--name {NAME}", f"--value {X}", "--type SecureString"),
         (f"--value {X}", f"--name {NAME}", "--type SecureString"),
-        (f"--type SecureString --value {X}", "--overwrite", f"-n {NAME}"),
-        (f"-n {NAME}", f"--value={X}"),
+        (f"--type SecureString --value {X}", "--overwrite", f"--name {NAME}"),
+        (f"--name {NAME}", f"--value={X}"),
         (f"--name={NAME}", f"--value={X}", "--type SecureString"),
         (f"--value {X}{c.rstrip()}", f"--name {NAME}"),  # the continuation glued to it
     )
@@ -134,7 +135,7 @@ def test_argv_data_naming_no_secret_stays(argv: list[str]) -> None:
 ARGVS = [
     [*SSM, "--name", NAME, "--value", X],
     [*SSM, "--value", X, "--name", NAME, "--type", "SecureString"],
-    [*AZ, "-n", "DbPassword", "--value", X, "--tags", "a=b"],
+    [*SSM, "-n", "ns", "--name", NAME, "--value", X, "--tags", "a=b"],
     [*SSM, "--name", NAME, f"--value={X}", "--overwrite"],
     [*SSM, f"--name={NAME}", "--value", X],
 ]
@@ -165,7 +166,7 @@ def test_an_argv_written_out_and_cut_off_hides_what_is_left_of_the_value(text: s
     stays), or anywhere after it, once it holds the name (a value before its name, cut off
     before it, says nothing of what it is)."""
     start = text.index(X)
-    name = NAME if NAME in text else "DbPassword"
+    name = NAME
     for cut in range(max(start + 1, text.index(name) + len(name)), len(text) + 1):
         preview = text[:cut]
         expected = text[:start] + R if cut <= start + len(X) else preview.replace(X, R)
@@ -194,7 +195,7 @@ def test_a_written_argv_naming_no_secret_stays(text: str) -> None:
     assert redact_text(text) == text
 
 
-# --- 4. az's short `-n` -------------------------------------------------------------------
+# --- 4. az keyvault's `-n`: what the command stores (`secret_commands`) --------------------
 
 SHORT = [
     (
@@ -212,7 +213,7 @@ SHORT = [
 
 
 @pytest.mark.parametrize(("text", "shown"), SHORT)
-def test_azs_short_name_flag_names_the_entry(text: str, shown: str | None) -> None:
+def test_what_az_keyvault_stores_is_hidden_whatever_names_it(text: str, shown: str | None) -> None:
     redacted = redact_text(text)
     assert X not in redacted
     assert "DbPassword" in redacted
@@ -234,6 +235,42 @@ SHORT_STAYS = [
 @pytest.mark.parametrize("text", SHORT_STAYS)
 def test_a_short_flag_naming_no_secret_stays(text: str) -> None:
     assert redact_text(text) == text
+
+
+# an earlier `-n` (a namespace, a resource group's name) takes no entry's place: the value
+# before `--name` stays the entry's (a review found these shown once `-n` named entries)
+EARLIER_SHORT = [
+    f"az group create -n rg1 -l westeurope && aws ssm put-parameter --value {X} --name {NAME}",
+    f"kubectl -n prod exec deploy/toolbox -- aws ssm put-parameter --value {X} --name {NAME}",
+    f"kubectl -n tools rollout status app && aws ssm put-parameter --value {X} --name {NAME}",
+    str(["kubectl", "-n", "prod", "exec", "x", "--", *SSM, "--value", X, "--name", NAME]),
+]
+
+
+@pytest.mark.parametrize("text", EARLIER_SHORT)
+def test_an_earlier_short_flag_leaves_the_entry_whole(text: str) -> None:
+    assert redact_text(text) == text.replace(X, R)
+
+
+# and `-n` before a word that sounds secret names no entry: a later `value=` is no secret
+SHORT_NAMES_NOTHING = [
+    'grep -n token app.log | sed "s/value=.*//"',
+    "kubectl -n secrets create configmap cfg --from-literal=value=42",
+    "helm upgrade app chart -n secrets --set-string value=3",
+]
+
+
+@pytest.mark.parametrize("text", SHORT_NAMES_NOTHING)
+def test_a_short_flag_before_a_secret_sounding_word_names_no_entry(text: str) -> None:
+    assert redact_text(text) == text
+    assert redact(["kubectl", "-n", "external-secrets", "get", "es", "--value=3"]) == [
+        "kubectl",
+        "-n",
+        "external-secrets",
+        "get",
+        "es",
+        "--value=3",
+    ]
 
 
 # --- 5. a flag after a word ending in a secret's name is no value of it ------------------------
@@ -311,10 +348,10 @@ class _Spelt:
 
 @st.composite
 def _spelt(draw: st.DrawFn, names: st.SearchStrategy[str]) -> _Spelt:
-    """`--name`/`-n` and `--value` among other flags, either first, each value glued to its
+    """`--name` and `--value` among other flags, either first, each value glued to its
     flag or not, in one of `SPELLINGS`; a preview may be cut into the value, once it holds
     the name (a value before it, cut off before its name, names nothing)."""
-    name_flag, name, value = draw(st.sampled_from(["--name", "-n"])), draw(names), draw(SECRET)
+    name_flag, name, value = "--name", draw(names), draw(SECRET)
     glued, others, spelling = draw(st.booleans()), draw(OTHERS), draw(SPELLINGS)
     entry = [
         (f"{name_flag}={name}",) if glued else (name_flag, name),

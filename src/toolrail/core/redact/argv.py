@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from toolrail.core.redact.curl import _curl_user_flag, _is_curl, _user_kept
-from toolrail.core.redact.entries import _ENTRY_KEYS, _ENTRY_SHORT_FLAGS
+from toolrail.core.redact.entries import _ENTRY_KEYS
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _DASHES, _secret_setting, hides_next, is_secret_key
 from toolrail.core.redact.reading import _TERMINAL_CODE
@@ -67,27 +67,23 @@ def _argv_shown(
 
 def _entry_flag(item: object) -> bool:
     """Whether an argv item is an entry's key written as a long flag, its value glued to it
-    or not (`--name`, `--value=X`: `_ENTRY_KEYS`): an argv holding none sets no entry (az's
-    `-n` names one only with a `--value`)."""
+    or not (`--name`, `--value=X`: `_ENTRY_KEYS`): an argv holding none sets no entry."""
     return isinstance(item, str) and item[:2] == "--" and item[2:].partition("=")[0] in _ENTRY_KEYS
 
 
 def _entry_flag_item(item: str) -> tuple[bool, str | None] | None:
-    """An argv item as an entry's key written as a flag (`--name`, `--value`: `_ENTRY_KEYS`;
-    az's `-n`: `_ENTRY_SHORT_FLAGS`): its role, and its value if glued to it (`--value=X`
-    is read as `--value X` is; None: the value is the next item); None if it is none."""
+    """An argv item as an entry's key written as a flag (`--name`, `--value`: `_ENTRY_KEYS`):
+    its role, and its value if glued to it (`--value=X` is read as `--value X` is; None: the
+    value is the next item); None if it is none."""
     flag, equals, glued = item.partition("=")
-    if flag[:2] == "--":
-        role = _ENTRY_KEYS.get(flag[2:])
-    else:
-        role = _ENTRY_SHORT_FLAGS.get(flag[1:]) if flag[:1] == "-" else None
+    role = _ENTRY_KEYS.get(flag[2:]) if flag[:2] == "--" else None
     return None if role is None else (role, glued if equals else None)
 
 
 def _entry_flag_values(items: list[object] | tuple[object, ...]) -> dict[int, str]:
     """Where the values of a name/value entry set by flags are, and how each is shown, if
     its name names a secret (`aws ssm put-parameter --name /prod/db/password --value X`,
-    either order; `--value=X`, `--name=...`, az's `-n`): read as `name=... value=...` is in
+    either order; `--value=X`, `--name=...`): read as `name=... value=...` is in
     text (`_pair_entries`). A value glued to its flag goes, the flag stays (`--value=`)."""
     for item in items:  # (most argvs set none: a value's flag looked for first)
         if (
@@ -102,7 +98,7 @@ def _entry_flag_values(items: list[object] | tuple[object, ...]) -> dict[int, st
     names: list[object] = []  # (read only if there is a value to hide)
     last = len(items) - 1
     for at, item in enumerate(items):
-        if not isinstance(item, str) or not item.startswith(_ENTRY_FLAG_OPENINGS):
+        if not isinstance(item, str) or item[:2] != "--":
             continue
         found = _entry_flag_item(item)
         if found is None:
@@ -119,9 +115,6 @@ def _entry_flag_values(items: list[object] | tuple[object, ...]) -> dict[int, st
     if values and any(isinstance(name, str) and _secret_setting(name) for name in names):
         return values
     return {}
-
-
-_ENTRY_FLAG_OPENINGS = ("--", *(f"-{flag}" for flag in _ENTRY_SHORT_FLAGS))
 
 
 def _flag_like(item: object) -> bool:

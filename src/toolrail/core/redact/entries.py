@@ -14,13 +14,13 @@ def _names_a_secret_entry(
     text: str, keys: re.Pattern[str], names_a_secret: Callable[[re.Match[str]], bool]
 ) -> bool:
     """Whether `text` holds an entry's name key (found by `keys`, its key group looked up
-    in `_ENTRY_KEYS`, or a short flag's in `_ENTRY_SHORT_FLAGS`) whose name names a secret
-    (`names_a_secret`, read as the pass reads it), and an entry's value key (or a value
-    found with no key: an element's text): else the pass has nothing to hide."""
+    in `_ENTRY_KEYS`) whose name names a secret (`names_a_secret`, read as the pass reads
+    it), and an entry's value key (or a value found with no key: an element's text): else
+    the pass has nothing to hide."""
     value = named = False
     for found in keys.finditer(text):
         key = found.group("key")
-        names = _ENTRY_FLAG_KEYS.get(key) if key is not None else False
+        names = _ENTRY_KEYS.get(key) if key is not None else False
         if names is False:
             value = True
         elif names and not named:
@@ -63,10 +63,6 @@ def _entry_keys() -> dict[str, bool]:
 
 _ENTRY_KEYS = _entry_keys()
 _ENTRY_KEY_SET = frozenset(_ENTRY_KEYS)  # (a mapping holding none is looked at in C)
-# an entry's name key as a short flag: az's `-n` (`--name`'s); a key is read from three
-# letters on, so only a flag's reading finds `n` (`-n DbPassword --value X`)
-_ENTRY_SHORT_FLAGS = {"n": True}
-_ENTRY_FLAG_KEYS = {**_ENTRY_KEYS, **_ENTRY_SHORT_FLAGS}  # either, as text's passes find them
 
 
 def _entry_values(mapping: dict[object, object]) -> tuple[object, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from toolrail.core.redact.entries import _ENTRY_FLAG_KEYS
+from toolrail.core.redact.entries import _ENTRY_KEYS
 from toolrail.core.redact.line_entries import _FLOW_NULL, _FLOW_TOKEN
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _REMEMBERED_NAME, _secret_setting
@@ -23,7 +23,7 @@ from toolrail.core.redact.structures import _StructuresOf
 # pydantic model's or a dataclass's repr, an XML element's attributes, AWS's shorthand
 # `Key=password,Value=X`, a JSON fragment `"name": "DB_PASSWORD", "value": "X"`): a key, not
 # glued to a word before it, and its separator (`=`, `:`, `=>`, not `==`); or a command's
-# flags (`aws ssm put-parameter --name /prod/db/password --value X`, az's `-n`), the value
+# flags (`aws ssm put-parameter --name /prod/db/password --value X`), the value
 # after `=`, spaces or a line continuation as a space (`--name \\` then the value), or in
 # an argv's items written out (`'--name', '/prod/db/password'`, in JSON's quotes too:
 # `item`, its value the `next` item or glued, `'--value=X'`);
@@ -32,9 +32,9 @@ from toolrail.core.redact.structures import _StructuresOf
 # (`<entry key="db.password">X</entry>`)
 _PAIR_KEY = re.compile(
     r"(?:(?P<open><)"
-    r"|(?<![\w.-])(?P<item>\\[\"']|[\"'])?+(?P<flag>-(?P<long>-)?+)"
+    r"|(?<![\w.-])(?P<item>\\[\"']|[\"'])?+(?P<flag>--)"
     r"|(?<![\w.-])(?P<quote>\\[\"']|[\"']?+))"
-    r"(?P<key>(?(flag)(?(long)[A-Za-z_]{3,15}+|n)|[A-Za-z_]{3,15}+))"
+    r"(?P<key>[A-Za-z_]{3,15}+)"
     r"(?(open)>|(?(flag)(?(item)(?:(?P=item)\s*+(?P<next>,)\s*+|=)|(?:=|[ \t]++(?:"
     + _CONTINUATION
     + r"[ \t]*+)?+))|(?P=quote)[ \t]*+(?:=>|[:=](?!=))[ \t]*+))"
@@ -182,7 +182,7 @@ def _pair_entries(text: str) -> str:
     last_tag = -2  # where the tag holding it starts (-1: none; -2: an element, closed)
     last_item = False  # whether its key is an item of a list written out
     for found in _PAIR_KEY.finditer(text):
-        role = _ENTRY_FLAG_KEYS.get(found.group("key")) if not found.group("text") else False
+        role = _ENTRY_KEYS.get(found.group("key")) if not found.group("text") else False
         if role is None or found.start() < last_end:
             continue  # another key, or one within the value read last
         tag = tags(found.start())

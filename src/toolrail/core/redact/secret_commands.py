@@ -19,9 +19,10 @@ store, and the store says which of its arguments are the value:
 
 Names, keys, flags and paths stay; a value goes whole, its quotes kept (`--body "[REDACTED]"`,
 `"STRIPE=[REDACTED]"`); an empty one stays (`--body ""`). A command's words are read as a
-shell reads them, over a line continued (`\\` and a line break), to what ends the command
-(`;`, `|`, `&`, a parenthesis, a backtick, a line's end) or a quote ending the string the
-command is written in (`'fly secrets set A=X', ...`); a redirection's target is no argument.
+shell reads them, over a line continued (`\\`, `` ` `` or `^` and a line break), to what
+ends the command (`;`, `|`, `&`, a parenthesis, a backtick, a line's end) or a quote ending
+the string the command is written in (`'fly secrets set A=X', ...`); a redirection's target
+is no argument.
 What lists a store's secrets or deletes one (`gh secret list`, `vault kv get`) is no store.
 
 >>> from toolrail.core.redact import redact_text
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 
 from toolrail.core.redact.held import _HELD, _held_content
 from toolrail.core.redact.markers import REDACTED
-from toolrail.core.redact.reading import _SP, _reach, _with_hidden
+from toolrail.core.redact.reading import _CONTINUATION, _SP, _reach, _with_hidden
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,8 +256,8 @@ _STORE_PROGRAM = re.compile(
     + r")(?:\.exe)?+(?![\w./\\-])"
 )
 _FEEDER = re.compile(r"(?<![\w.~/\\-])(?:echo|printf|cat)(?![\w./\\-])")
-# between words: spaces, and a line continued
-_SPACES = r"(?:" + _SP + r"++|\\\r?\n)"
+# between words: spaces, and a line continued (a shell's `\`, PowerShell's `` ` ``, cmd's `^`)
+_SPACES = r"(?:" + _SP + r"++|" + _CONTINUATION + ")"
 _GAP = re.compile(_SPACES + "*+")
 # A word's parts: quoted (to the closing quote on its line, or not closed, to the line's
 # end), an escape, a bare run, `$(...)`. A quote within a word that is followed by what
