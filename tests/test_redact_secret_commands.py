@@ -442,6 +442,7 @@ ODD_WORDS = st.sampled_from(
         *("--from-literal", "--from-literal=", "--docker-password", "A=", "=x", "'", '"', "$'"),
         *("|", "||", "&&", ";", "<", "<<", "<<<", ">", "2>&1", "\\\n", "\n", "`", "$(", ")"),
         *("@f", "-bx", "k=v", "x", "'a b'", '"a b"', "\\", "${{", "}}", ",", "]", "echo"),
+        *("\x00", "\x001\x00", '"\x000\x00"'),  # NUL: what marks a string held out
     ]
 )
 
@@ -484,3 +485,29 @@ def test_a_value_given_among_odd_words_never_shows(
     text = " ".join([*before, given_so, *after])
     assume(not any(word in ("\\", "`", "$(", "'", '"', "$'", "${{") for word in before))
     assert value not in redact_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '["gh", "secret", "set", "N", "--body", "\x009\x00"]',  # raised IndexError
+        "[&quot;gh&quot;, &quot;secret&quot;, &quot;set&quot;, &quot;N&quot;, &quot;--body&quot;, "
+        "&quot;\x001\x00&quot;]",
+    ],
+)
+def test_a_nul_in_a_written_argv_is_text_of_its_own(text: str) -> None:
+    assert "[REDACTED]" in redact_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "gh secret set N `\n  --repo o/r `\n  --body hunter2x",
+        "gh secret set N ^\n  --body hunter2x",
+        "gh secret set N ^\r\n  --body hunter2x",
+        "vault kv put secret/x `\n  k=hunter2x",
+        "kubectl create secret generic x `\n  --from-literal=k=hunter2x",
+    ],
+)
+def test_powershell_and_cmd_continuations_are_read(text: str) -> None:
+    assert redact_text(text) == text.replace("hunter2x", "[REDACTED]")

@@ -566,7 +566,8 @@ def _listed_store(
             return False
         group = 1 if item.start(1) >= 0 else 2
         content = item.group(group)
-        if group == 1 and (index := _HELD.fullmatch(f'"{content}"')) is not None:
+        # (a NUL in the text as it came: nothing was held out, `"\x000\x00"` is its own)
+        if group == 1 and held and (index := _HELD.fullmatch(f'"{content}"')) is not None:
             holding[len(items)] = int(index[1])
             content = _held_content(held[int(index[1])])[0]
         spans.append(item.span(group))
