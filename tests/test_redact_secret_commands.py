@@ -511,3 +511,41 @@ def test_a_nul_in_a_written_argv_is_text_of_its_own(text: str) -> None:
 )
 def test_powershell_and_cmd_continuations_are_read(text: str) -> None:
     assert redact_text(text) == text.replace("hunter2x", "[REDACTED]")
+
+
+SPAWNED = [
+    {"command": "gh", "args": ["secret", "set", "N", "--body", "hunter2x"]},
+    {"command": "gh", "args": ["secret", "set", "N", "--body=hunter2x"], "cwd": "/srv"},
+    {"cmd": "kubectl", "argv": ["create", "secret", "generic", "n", "--from-literal=k=hunter2x"]},
+    {"program": "vault", "arguments": ["kv", "put", "secret/app", "api=hunter2x"]},
+    {"executable": "/usr/bin/fly", "args": ["secrets", "set", "STRIPE=hunter2x"]},
+]
+
+
+@pytest.mark.parametrize("spawned", SPAWNED)
+def test_a_command_given_apart_from_its_arguments_hides_what_it_stores(
+    spawned: dict[str, object],
+) -> None:
+    """As spawning APIs and MCP server configs take a command: the program under one key,
+    its arguments under another (a review found these shown, as data and as JSON text)."""
+    shown = redact(spawned)
+    assert "hunter2x" not in str(shown)
+    assert shown == json.loads(json.dumps(spawned).replace("hunter2x", "[REDACTED]"))
+    assert not redacts_nothing(spawned)
+    assert "hunter2x" not in redact_text(json.dumps(spawned))
+    assert redact({"servers": {"gh": spawned}}) == {"servers": {"gh": shown}}
+
+
+@pytest.mark.parametrize(
+    "spawned",
+    [
+        {"command": "gh", "args": ["secret", "list", "--repo", "o/r"]},
+        {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},
+        {"command": "ls", "args": ["-la"], "env": {}},
+        {"command": 1, "args": ["secret", "set", "N", "--body", "x"]},
+        {"args": ["secret", "set", "N", "--body", "x"]},
+    ],
+)
+def test_a_command_given_apart_storing_nothing_stays(spawned: dict[str, object]) -> None:
+    assert redact(spawned) == spawned
+    assert redacts_nothing(spawned)

@@ -40,6 +40,8 @@ def redact(value: object, *, depth: int = 0) -> object:
                 shown[name] = REDACTED if hidden else redact(item, depth=depth + 1)
             else:
                 shown[key] = redact(item, depth=depth + 1)
+        if not _ARGS_KEYS.isdisjoint(value) and (spawned := _spawned(value)) is not None:
+            _hide_stored(shown, *spawned)
         return shown
     if isinstance(value, list | tuple):
         return _redact_argv(value, depth)
@@ -85,6 +87,44 @@ def _unused(name: str, original: Mapping[object, object], shown: Mapping[object,
     return candidate
 
 
+_PROGRAM_KEYS = ("command", "cmd", "program", "executable", "file")
+_ARGS_KEYS = frozenset(("args", "argv", "arguments"))
+
+
+def _spawned(value: dict[object, object]) -> tuple[object, list[object], list[object]] | None:
+    """A command given as a program and its arguments apart, as spawning APIs and MCP
+    server configs take it (`{"command": "gh", "args": ["secret", "set", "N", "--body",
+    "X"]}`): the arguments' key, the arguments, and the whole argv; None if it is none."""
+    program = next((value[key] for key in _PROGRAM_KEYS if key in value), None)
+    if not isinstance(program, str):
+        return None
+    for key in _ARGS_KEYS:
+        arguments = value.get(key)
+        if isinstance(arguments, list):
+            return key, arguments, [program, *arguments]
+    return None
+
+
+def _hide_stored(
+    shown: dict[object, object], key: object, arguments: list[object], argv: list[object]
+) -> None:
+    """What a command given apart from its arguments stores as a secret (`_spawned`),
+    hidden in the arguments as `_redact_argv` hides it in a whole argv."""
+    values = _argv_values(argv)
+    held = shown.get(key)
+    if not values or not isinstance(held, list):
+        return
+    kept = list(held)
+    for at, offset in values.items():
+        if at == 0:  # (the program: never a value)
+            continue
+        item = arguments[at - 1]
+        kept[at - 1] = (
+            redact_text(item[:offset]) if isinstance(item, str) and offset else ""
+        ) + REDACTED
+    shown[key] = kept
+
+
 def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[object]:
     """A list, where a secret-named flag (`--password`, `-token`) hides the next item, a
     pair `["Authorization", "..."]` hides its second, `curl -u user:pw` its password, and a
@@ -128,6 +168,9 @@ def redacts_nothing(value: object, depth: int = 0) -> bool:
             for key in _entry_values(value):  # type: ignore[arg-type]
                 if value[key] not in (None, ""):  # type: ignore[index]
                     return False
+        spawned = None if _ARGS_KEYS.isdisjoint(value) else _spawned(value)  # type: ignore[arg-type]
+        if spawned is not None and _argv_values(spawned[2]):
+            return False
         return _items_redact_nothing(value.values(), depth)  # type: ignore[attr-defined]
     if kind is list:
         items: list[object] = value  # type: ignore[assignment]
