@@ -312,3 +312,24 @@ MB = 1_000_000
 )
 def test_hostile_nested_entities_take_linear_time(text: str) -> None:
     assert finished(lambda: redact_text(text)), text[:40]
+
+
+# --- JSON written again: in the text's own spelling --------------------------------------
+
+# PHP's `json_encode` escapes `/` (`\/`); HTML-escaped once or twice, in a page's attribute.
+# Written again as JSON (`\/` read as `/`), the text used to come back half in entities and
+# half in raw quotes: a raw `"` opened a string no quote closed, and the rest of the text
+# went (a review found it)
+_PHP = '{"ajax_url":"https:\\/\\/site.com\\/x","nonce":"abc","api_key":"X1","token":"Y2"}'
+_PHP_SHOWN = _PHP.replace('"X1"', f'"{R}"').replace('"Y2"', f'"{R}"')
+
+
+@pytest.mark.parametrize("escapes", [[named], [decimal], [named, named], [hexadecimal, named]])
+def test_json_written_again_keeps_the_spelling_of_the_text(escapes: Sequence[Escape]) -> None:
+    assert redact_text(escaped(_PHP, escapes)) == escaped(_PHP_SHOWN, escapes)
+
+
+def test_json_text_with_escaped_slashes_keeps_them() -> None:
+    assert redact_text(_PHP) == _PHP_SHOWN
+    mixed = '{"a": "x\\/y/z", "password": "hunter22"}'  # `/` both ways: written as JSON does
+    assert redact_text(mixed) == '{"a": "x/y/z", "password": "[REDACTED]"}'

@@ -32,6 +32,7 @@ class _Decoded:
         self.ends: list[int] = []
         self.at: list[int] = []
         self.to: list[int] = []
+        self._spellings: dict[int, str] | None = None  # (made once `_respelt` needs it)
         parts: list[str] = []
         done = length = 0
         for found in _ENTITY.finditer(written):
@@ -92,7 +93,8 @@ class _Decoded:
         head = _common_length(decoded, shown, from_end=False)
         tail = _common_length(decoded[head:], shown[head:], from_end=True)
         pieces = shown[head : len(shown) - tail].split(REDACTED)
-        parts = [self.spelt(0, head), pieces[0]]
+        respelt = self._respelt
+        parts = [self.spelt(0, head), respelt(pieces[0])]
         at, end = head, len(decoded) - tail
         searching = True
         for piece in pieces[1:-1]:
@@ -102,11 +104,25 @@ class _Decoded:
                 parts += (REDACTED, self.spelt(found, found + len(piece)))
                 at = found + len(piece)
             else:
-                parts += (REDACTED, piece)
+                parts += (REDACTED, respelt(piece))
         if len(pieces) > 1:
-            parts += (REDACTED, pieces[-1])
+            parts += (REDACTED, respelt(pieces[-1]))
         parts.append(self.spelt(len(decoded) - tail, len(decoded)))
         return "".join(parts)
+
+    def _respelt(self, piece: str) -> str:
+        """Text the passes wrote anew (JSON written again: `\\/` as `/`), each character the
+        text spelt as an entity in that entity's spelling (the first seen): the text as
+        written reads alike throughout, never a raw `"` among `&quot;`s opening a string no
+        quote closes for the passes over it."""
+        if not piece:
+            return piece
+        if self._spellings is None:
+            self._spellings = {}
+            for start, end, at, to in zip(self.starts, self.ends, self.at, self.to, strict=True):
+                if end - start == 1:
+                    self._spellings.setdefault(ord(self.text[start]), self.written[at:to])
+        return piece.translate(self._spellings)
 
 
 def _common_length(one: str, other: str, from_end: bool) -> int:

@@ -101,6 +101,8 @@ def _redacted_json(text: str) -> str | None:
     if TOO_DEEP in dumped and TOO_DEEP not in text:
         return None  # deeper than `redact` goes: the passes read it as text
     dumped = written.restored(dumped)
+    if "\\/" in text and "/" not in text.replace("\\/", ""):  # PHP's `json_encode`: `\/`
+        dumped = dumped.replace("/", "\\/")  # (a `/` is only ever in a string)
     stripped = text.strip()
     start = text.index(stripped[0])
     return text[:start] + dumped + text[start + len(stripped) :]
