@@ -4,25 +4,37 @@ written out as a list in text.
 That a value is a secret is said by the command, not by a flag's or a key's name (`gh
 secret set NAME --body X`, `fly secrets set STRIPE=X`), so no other pass hides it. `_STORES`
 is the table: a program (by its name, `/usr/bin/gh` too) and the words of its subcommand
-(global flags may come between them: `kubectl -n prod create secret generic`) name a
-store, and the store says which of its arguments are the value:
+(global flags, any number, may come between them: `kubectl -n prod create secret generic`)
+name a store, and the store says which of its arguments are the value:
 
 - `flags`: a flag whose value is the secret, in any spelling (`--body X`, `--body=X`, `-b
   X`, `-bX`);
 - `literals`: a flag whose value is `KEY=VALUE`, the key kept (`--from-literal=k=X`);
 - `assigned`: an operand `KEY=VALUE` is one, the key kept (`STRIPE=X`, `api=X`);
-- `positional`: an operand after the first, the name, is the value (`API X`);
-- `piped`: the value is given on the input, so what `echo` or `printf` writes into the
-  pipeline (`echo -n X | gh secret set NAME`, through `| tr -d '\\n' |` too), a
-  here-string (`<<< X`) and a here-document's lines (`<<EOF`) are;
-- `files`: what opens a value that is a file's path, not the secret (vault's `@file`).
+- `positional`: an operand after the first, the name, is the value (`API X`); with
+  `named_secret`, only when the name, or a key path's last part, names a secret (`setx
+  DB_PASSWORD X`, `consul kv put config/db/password X`; `setx PATH C:\\bin` stays);
+- `piped`: the value is given on the input, so what `echo`, `printf` or PowerShell's
+  `Write-Output` writes into the pipeline (`echo -n X | gh secret set NAME`, through `| tr
+  -d '\\n' |` too), a string alone opening a command (PowerShell's `'X' | gh secret set N`),
+  a here-string (`<<< X`) and a here-document's lines (`<<EOF`) are;
+- `files`: what opens a value that is a file's path, not the secret (vault's `@file`);
+- `options`: the store's own flags taking a value that is no secret (doppler's `--config
+  dev`); `slashes`: Windows' flags (`/M`; `/S host`; `/P X`, a password).
 
 Names, keys, flags and paths stay; a value goes whole, its quotes kept (`--body "[REDACTED]"`,
 `"STRIPE=[REDACTED]"`); an empty one stays (`--body ""`). A command's words are read as a
 shell reads them, over a line continued (`\\`, `` ` `` or `^` and a line break), to what
 ends the command (`;`, `|`, `&`, a parenthesis, a backtick, a line's end) or a quote ending
 the string the command is written in (`'fly secrets set A=X', ...`); a redirection's target
-is no argument.
+is no argument. A quoted word is read to its closing quote over lines (within
+`_OVER_LINES`; else to its line's end), `$(...)` too, so `--body "$(cat <<'EOF' ... EOF
+)"` goes whole. A word that is a placeholder in a usage line or a help text is no value
+(`KEY=VALUE`, `K=V...`, `[flags]`, `<value>`, `...`; not `hunter2...`, a value cut
+short), nor, unquoted, a word of prose (`gh secret set with --body and the value`: `and`):
+the rule is kept wherever the command is, since a log's `ran: gh secret set ...` is one
+too. In a sed expression (`'s/gh secret set X --body Y/.../'`) a value ends at the `/`.
+A list written out and cut off inside an item (a preview) has that item read to its end.
 What lists a store's secrets or deletes one (`gh secret list`, `vault kv get`) is no store.
 
 >>> from toolrail.core.redact import redact_text
@@ -40,6 +52,7 @@ from dataclasses import dataclass
 
 from toolrail.core.redact.held import _HELD, _held_content
 from toolrail.core.redact.markers import REDACTED
+from toolrail.core.redact.names import is_secret_key
 from toolrail.core.redact.reading import _CONTINUATION, _SP, _reach, _with_hidden
 
 
@@ -53,14 +66,28 @@ class _Store:
     positional: bool = False
     piped: bool = False
     files: str = ""
+    options: frozenset[str] = frozenset()
+    named_secret: bool = False
+    slashes: bool = False
 
 
 _FROM_INPUT = _Store(piped=True)
 _ASSIGNED = _Store(assigned=True)
+_LOGIN = _Store(flags=frozenset({"-p", "--password"}), piped=True)
 _STORES: dict[str, dict[tuple[str, ...], _Store]] = {
     "gh": {("secret", "set"): _Store(flags=frozenset({"--body", "-b"}), piped=True)},
     "fly": {("secrets", "set"): _ASSIGNED, ("secrets", "import"): _FROM_INPUT},
-    "doppler": {("secrets", "set"): _Store(assigned=True, positional=True, piped=True)},
+    "doppler": {
+        ("secrets", "set"): _Store(
+            assigned=True,
+            positional=True,
+            piped=True,
+            options=frozenset(
+                {"--project", "-p", "--config", "-c", "--scope", "--configuration"}
+                | {"--api-host", "--dashboard-host", "--type", "--visibility", "--timeout"}
+            ),
+        )
+    },
     "supabase": {("secrets", "set"): _ASSIGNED},
     "vault": {
         words: _Store(assigned=True, piped=True, files="@")
@@ -74,20 +101,50 @@ _STORES: dict[str, dict[tuple[str, ...], _Store]] = {
     "dokku": {("config:set",): _ASSIGNED},
     "az": {("keyvault", "secret", "set"): _Store(flags=frozenset({"--value"}), files="@")},
     "gcloud": {("secrets", "create"): _FROM_INPUT, ("secrets", "versions", "add"): _FROM_INPUT},
-    "docker": {("secret", "create"): _FROM_INPUT},
+    "docker": {("secret", "create"): _FROM_INPUT, ("login",): _LOGIN},
+    "podman": {("login",): _LOGIN},
     "wrangler": {("secret", "put"): _FROM_INPUT},
+    # a value stored under a name: a secret when the name (a key path's last part) names one
+    "setx": {(): _Store(positional=True, named_secret=True, slashes=True)},
+    "consul": {
+        ("kv", "put"): _Store(
+            positional=True,
+            named_secret=True,
+            files="@",
+            options=frozenset({"-datacenter", "-token", "-http-addr", "-namespace"})
+            | frozenset({"-partition", "-flags", "-modify-index", "-ca-file", "-acquire"}),
+        )
+    },
+    "etcdctl": {
+        words: _Store(
+            positional=True,
+            named_secret=True,
+            options=frozenset({"--endpoints", "--user", "--cacert", "--cert", "--key"})
+            | frozenset({"--lease", "--dial-timeout", "--command-timeout", "--ttl"}),
+        )
+        for words in (("put",), ("set",))
+    },
 }
 _STORES["flyctl"] = _STORES["fly"]
 _STORES["oc"] = _STORES["kubectl"]
 _SUBCOMMAND_WORDS = frozenset(word for stores in _STORES.values() for key in stores for word in key)
-_SUBCOMMAND_OPENINGS = frozenset(key[0] for stores in _STORES.values() for key in stores)
-_SUBCOMMAND_READ = 12
-"""How many words after a program are read to find its subcommand (global flags among them)."""
+# (what an argv of a store holds: its subcommand's first word, or a program taking none)
+_SUBCOMMAND_OPENINGS = frozenset(
+    key[0] if key else program for program, stores in _STORES.items() for key in stores
+)
 
 
 def _may_store(text: str) -> bool:
     """Whether `text` may hold a command of `_STORES`: one of its words is in every one."""
-    return "secret" in text or "vault" in text or "config:set" in text
+    return (
+        "secret" in text
+        or "vault" in text
+        or "config:set" in text
+        or "login" in text
+        or "setx" in text
+        or "consul" in text
+        or "etcdctl" in text
+    )
 
 
 # --- which arguments are the value ----------------------------------------------------------
@@ -115,34 +172,38 @@ _PROGRAM_ENDINGS = tuple(
 
 def _store_at(
     items: list[str | None], at: int, more: Callable[[], bool] = lambda: False
-) -> tuple[_Store, int] | None:
-    """The store whose program is `items[at]`, and where its arguments start; None if the
-    words after the program name no store. A flag before a subcommand's word is skipped, and
-    its value, a word that is no subcommand's (`kubectl -n prod create secret ...`).
-    `more`: reads one more item into `items`, if there is one (a command read as it goes)."""
+) -> tuple[_Store | None, int]:
+    """The store whose program is `items[at]`, and where its arguments start; or None, and
+    where reading stopped (the word that names no store: no program before it need be read
+    again, so each word is read twice at most). A flag before a subcommand's word is
+    skipped, and its value, a word that is no subcommand's (`kubectl -n prod create secret
+    ...`), however many. `more`: reads one more item into `items`, if there is one (a
+    command read as it goes)."""
     stores = _STORES.get(_program(items[at]) or "")
     if stores is None:
-        return None
+        return None, at + 1
+    if () in stores:  # (a program taking no subcommand: `setx`)
+        return stores[()], at + 1
     said: tuple[str, ...] = ()
-    end = at + 1 + _SUBCOMMAND_READ
     i = at + 1
-    while i < end and (i < len(items) or more()):
+    while i < len(items) or more():
         word = items[i]
-        i += 1
         if word is None:
-            return None
+            return None, i
         if word.startswith("-"):
-            if "=" not in word and i < end and (i < len(items) or more()):
+            i += 1
+            if "=" not in word and (i < len(items) or more()):
                 following = items[i]
                 if following is not None and not following.startswith("-"):
                     i += following not in _SUBCOMMAND_WORDS
             continue
         said += (word,)
         if said in stores:
-            return stores[said], i
+            return stores[said], i + 1
         if not any(key[: len(said)] == said for key in stores):
-            return None
-    return None
+            return None, i
+        i += 1
+    return None, i
 
 
 _WHOLE, _AFTER_KEY = 0, 1  # how the next item is the value: whole, or after its `KEY=`
@@ -155,18 +216,29 @@ def _value_offsets(items: Sequence[str | None], start: int, store: _Store) -> di
     found: dict[int, int] = {}
     next_value: int | None = None
     named = False  # an operand not `KEY=VALUE`, the name, came (`positional`)
+    secret = not store.named_secret  # the name names a secret (`named_secret`)
+    skip = False  # the item is an option's value (`options`, a slash's: `/S host`)
     for at in range(start, len(items)):
         item = items[at]
-        if next_value is not None:
+        if skip:
+            skip = False
+        elif next_value is not None:
             found[at] = _after_key(item) if next_value == _AFTER_KEY else 0
             next_value = None
         elif item is None:  # (a number, ...: no flag, no key)
             if store.positional and named:
                 found[at] = 0
             named = True
+        elif store.slashes and len(item) == 2 and item[0] == "/" and item[1].isalpha():
+            if item[1] in "Pp":  # `/P password`
+                next_value = _WHOLE
+            else:  # `/M` alone, `/S host`, `/U user`
+                skip = item[1] not in "Mm"
         elif item.startswith("-") and len(item) > 1:
             flag, equals, value = item.partition("=")
-            if flag in store.flags:
+            if flag in store.options:
+                skip = not equals
+            elif flag in store.flags:
                 if equals:
                     found[at] = len(flag) + 1
                 else:
@@ -179,11 +251,14 @@ def _value_offsets(items: Sequence[str | None], start: int, store: _Store) -> di
             elif len(flag) > 2 and flag[1] != "-" and flag[:2] in store.flags:  # `-bX`
                 found[at] = 2
         elif store.positional and named:  # after the name, whatever it is (`API a=b`)
-            found[at] = 0
+            if secret:
+                found[at] = 0
         elif store.assigned and "=" in item:
             found[at] = item.index("=") + 1
         else:
             named = True
+            if store.named_secret:
+                secret = is_secret_key(item.replace("\\", "/").rstrip("/").rpartition("/")[2])
     return {
         at: offset
         for at, offset in found.items()
@@ -222,11 +297,15 @@ def _argv_values(items: Sequence[object]) -> dict[int, int]:
         else:
             return {}
     words = [item if isinstance(item, str) else None for item in items]
-    for at, word in enumerate(words):
+    at = 0
+    while at < len(words):
+        word = words[at]
         if word is not None and _program(word) is not None:
-            found = _store_at(words, at)
-            if found is not None:
-                return _value_offsets(words, found[1], found[0])
+            store, at = _store_at(words, at)
+            if store is not None:
+                return _value_offsets(words, at, store)
+        else:
+            at += 1
     return {}
 
 
@@ -234,6 +313,10 @@ def _echoed(words: Sequence[str | None]) -> int:
     """Where what `echo` or `printf` (`words[0]`) writes starts: echo's operands after its
     flags (`-n`, `-e`); printf's after its format, or the format when nothing follows it."""
     operands = 1
+    if words[0] in ("write-output", "Write-Output"):
+        while (words[operands : operands + 1] or [None])[0] in _WRITE_OUTPUT_FLAGS:
+            operands += 1
+        return operands
     if words[0] == "echo":
         while operands < len(words) and _ECHO_FLAG.fullmatch(words[operands] or "") is not None:
             operands += 1
@@ -245,6 +328,7 @@ def _echoed(words: Sequence[str | None]) -> int:
 
 
 _ECHO_FLAG = re.compile(r"-[neE]++")
+_WRITE_OUTPUT_FLAGS = frozenset({"-NoEnumerate", "-InputObject", "-noenumerate", "-inputobject"})
 
 
 # --- a command in text: its words as a shell reads them --------------------------------------
@@ -255,7 +339,13 @@ _STORE_PROGRAM = re.compile(
     + "|".join(sorted(_STORES, key=len, reverse=True))
     + r")(?:\.exe)?+(?![\w./\\-])"
 )
-_FEEDER = re.compile(r"(?<![\w.~/\\-])(?:echo|printf|cat)(?![\w./\\-])")
+_FEEDER = re.compile(
+    r"(?<![\w.~/\\-])(?:echo|printf|cat|[Ww]rite-[Oo]utput)(?![\w./\\-])"
+    # a string alone, as PowerShell writes one into a pipeline (`'X' | gh secret set N`),
+    # opening a command: a line's, or after `;` `&` `|` `(` `{` a backtick, a prompt
+    r"|(?:^|(?<=[;&|({`>\n])|(?<=\$ ))[ \t]*+(?P<literal>)(?=['\"])",
+    re.M,
+)
 # between words: spaces, and a line continued (a shell's `\`, PowerShell's `` ` ``, cmd's `^`)
 _SPACES = r"(?:" + _SP + r"++|" + _CONTINUATION + ")"
 _GAP = re.compile(_SPACES + "*+")
@@ -271,15 +361,22 @@ def _quoted_parts(guarded: bool) -> str:
     def guard(opening: str) -> str:
         return _NOT_CLOSING.format(opening=opening) if guarded else ""
 
+    # to the closing quote over lines, within `_OVER_LINES` characters; else to the line's end
     return (
-        "'" + guard("'") + r"[^'\n]*+'?"
-        r"|\$'" + guard(r"\$'") + r"(?:[^'\\\n]++|\\.)*+'?"
-        r'|"' + guard('"') + r'(?:[^"\\\n]++|\\.)*+"?'
+        "'" + guard("'") + f"(?:[^']{{0,{_OVER_LINES}}}+'|[^'\n]*+'?)"
+        r"|\$'" + guard(r"\$'") + f"(?:(?:[^'\\\\]|\\\\[\\s\\S]){{0,{_OVER_LINES}}}+'"
+        r"|(?:[^'\\\n]++|\\.)*+'?)"
+        r'|"' + guard('"') + f'(?:(?:[^"\\\\]|\\\\[\\s\\S]){{0,{_OVER_LINES}}}+"'
+        r'|(?:[^"\\\n]++|\\.)*+"?)'
     )
 
 
+_OVER_LINES = 65_536
+"""How far a quoted word, or `$(...)`, is read over lines to its closing quote (or bracket)."""
 _BARE_PART = (  # (`${{ secrets.X }}`: a workflow's expression, one part)
-    r"\\[^\r\n]|[^\s'\"\\;|&<>()`$]++|\$\([^()\n]*+\)?|\$\{\{[^}\n]{0,256}+\}\}|\$"
+    r"\\[^\r\n]|[^\s'\"\\;|&<>()`$]++"
+    f"|\\$\\((?:[^()]{{0,{_OVER_LINES}}}+\\)|[^()\\n]*+\\)?)"
+    r"|\$\{\{[^}\n]{0,256}+\}\}|\$"
 )
 _PART = re.compile(_quoted_parts(False) + "|" + _BARE_PART)
 _WORD_PATTERN = (
@@ -404,9 +501,10 @@ def _stored_secrets(text: str, held: list[str]) -> str:
     """The text with the value each command of `_STORES` in it stores hidden: in a shell
     line (and what it is fed, `echo X |`, `<<< X`, a here-document), or in a list written
     out (`['gh', 'secret', 'set', 'N', '--body', 'X']`); a string `_held_strings` held out
-    is hidden where it is held. Each stretch of text is read once: a store's words from its
-    program to its end, what feeds it between the last store's end and its program, a
-    program's first words that name no store (`_SUBCOMMAND_READ`)."""
+    is hidden where it is held. Each stretch of text is read twice at most: a store's words
+    from its program to its end, what feeds it between the last store's end and its
+    program, a program's words up to the one that names no store (`_store_at`: the search
+    for the next program goes on from there)."""
     hidden: list[tuple[int, int, str]] = []
     done = at = 0  # where the last store read ends, and where to look for the next
     while (program := _STORE_PROGRAM.search(text, at)) is not None:
@@ -418,14 +516,19 @@ def _stored_secrets(text: str, held: list[str]) -> str:
             continue
         words = _Words(text, at)
         items: list[str | None] = [program.group()]
-        found = _store_at(items, 0, functools.partial(words.more, items))
-        if found is None:
+        store, first = _store_at(items, 0, functools.partial(words.more, items))
+        if store is None:  # (from the word that named no store on)
+            at = max(at, words.spans[first - 1][0] if first <= len(words.spans) else words.at)
             continue
-        store, first = found
         words.read(len(text))
         items = [program.group(), *words.items()]
+        substituted = len(hidden)
         for index, offset in _value_offsets(items, first, store).items():
-            _hide(hidden, text, words.spans[index - 1], offset)
+            start, end = words.spans[index - 1]
+            if not _no_value(text[start:end], offset):
+                _hide(hidden, text, (start, end), offset)
+        if program.group().startswith("s/"):  # in sed's `s/.../.../`: a value ends at a `/`
+            hidden[substituted:] = [_to_slash(text, *span) for span in hidden[substituted:]]
         end = len(text) if words.end is None else words.end
         if store.piped:
             for herestring in words.herestrings:
@@ -434,6 +537,46 @@ def _stored_secrets(text: str, held: list[str]) -> str:
             end = _here_documents(text, end, delimiters, hidden)
         at = done = max(at, end)
     return _with_hidden(text, hidden)
+
+
+def _to_slash(text: str, start: int, end: int, shown: str) -> tuple[int, int, str]:
+    """A value's hidden span in a sed expression (`'s/gh secret set X --body Y/.../'`): to
+    the `/` ending the pattern, not past it."""
+    slash = text.find("/", start, end)
+    return (start, end, shown) if slash < 0 else (start, slash, REDACTED)
+
+
+def _no_value(word: str, offset: int) -> bool:
+    """Whether a word a store's value would be is none: a placeholder in a usage line or a
+    help text (`KEY=VALUE`, `K=V...`, `--body <value>`, `[flags]`, `...`), or, unquoted, a
+    word of prose (`gh secret set with --body and the value`)."""
+    quoted = word[:1] in ("'", '"')
+    value = _unquoted(word)[offset:]
+    if _BRACKETED.fullmatch(value) is not None or value == "...":
+        return True
+    stem = value.removesuffix("]").removesuffix("...").removesuffix("…")
+    if len(stem) < len(value.removesuffix("]")) and _ANY_METAVAR.fullmatch(stem) is not None:
+        return True  # `K=V...`, `VALUE...`, `<value>...` (not `hunter2...`, a value cut short)
+    if _ANGLE_PLACEHOLDER.fullmatch(value) is not None:
+        return True
+    metavar = _METAVAR.fullmatch(value)
+    if metavar is not None and metavar["last"] in _METAVAR_WORDS:
+        return True
+    return not quoted and value in _PROSE_WORDS
+
+
+_BRACKETED = re.compile(r"\[(?:[a-z]++(?:-[a-z]++)*+\]|[A-Z]++(?:_[A-Z]++)*+\]?)")
+_ANY_METAVAR = re.compile(r"\[?+(?:[A-Z]++(?:[_-][A-Z]++)*+\d?+|<[\w .:-]{1,64}+>)")
+_ANGLE_PLACEHOLDER = re.compile(r"<[\w .:-]{1,64}+>")
+_METAVAR = re.compile(r"(?:[A-Z]++[_-])*+(?P<last>[A-Z]++)\d?+")
+_METAVAR_WORDS = frozenset(
+    {"VALUE", "VAL", "SECRET", "TOKEN", "PASSWORD", "DATA", "TEXT", "STRING", "BODY"}
+)
+# (a secret that is one of these words is none a store is given)
+_PROSE_WORDS = frozenset(
+    {"and", "or", "the", "a", "an", "to", "with", "then", "of", "in", "on", "for", "from"}
+    | {"your", "its", "it", "this", "that", "is", "as", "value", "flag", "option"}
+)
 
 
 def _hide(
@@ -458,7 +601,14 @@ def _fed(text: str, done: int, program_at: int, hidden: list[tuple[int, int, str
     search = done
     while (feeder := _FEEDER.search(text, search, pipe)) is not None:
         segments: list[tuple[str, _Words]] = []
-        command, words = feeder.group(), _Words(text, feeder.end())
+        literal = feeder["literal"] is not None  # (a string alone: its command is "")
+        command = "" if literal else feeder.group()
+        words = _Words(text, feeder.end(), glued=literal)
+        if literal:
+            words.read(2)
+            if len(words.spans) != 1:  # a string opening a command of words (`'' echo X`)
+                search = feeder.end() + 1
+                continue
         while True:
             words.read(len(text))
             segments.append((command, words))
@@ -486,10 +636,12 @@ def _pipe_before(before: str) -> int | None:
             before = before[:-1].rstrip()
         if before.endswith("|"):
             return None if before.endswith("||") else len(before) - 1
-        kept, _, word = before.rpartition(" ")
+        kept_word = before.rsplit(None, 1)
+        if len(kept_word) < 2:
+            return None
+        before, word = kept_word
         if not (word in _RUNNERS or word.startswith("-") or "=" in word):
             return None
-        before = kept
     return None
 
 
@@ -504,15 +656,25 @@ def _fed_values(
 ) -> list[str]:
     delimiters: list[str] = []
     for command, words in segments:
-        first = _echoed([command, *words.items()]) if command in ("echo", "printf") else 0
-        if 0 < first == len(words.spans):  # one word: hidden in its quotes
-            _hide(hidden, text, words.spans[-1], 0)
+        first = 0
+        if command in ("echo", "printf") or command.lower() == "write-output":
+            first = _echoed([command, *words.items()])
+        if (not command and len(words.spans) == 1) or 0 < first == len(words.spans):
+            _hide_fed(hidden, text, words.spans[-1])  # one word (a string alone: PowerShell's)
         elif 0 < first < len(words.spans):  # the words it joins: hidden as one
             hidden.append((words.spans[first - 1][0], words.spans[-1][1], REDACTED))
         for herestring in words.herestrings:
             _hide(hidden, text, herestring, 0)
         delimiters += words.delimiters
     return delimiters
+
+
+def _hide_fed(hidden: list[tuple[int, int, str]], text: str, word: tuple[int, int]) -> None:
+    """One word fed to a store hidden in its quotes, unless it is no value: empty (`''`),
+    `-`, a placeholder (`'<value>'`: `_no_value`)."""
+    written = text[slice(*word)]
+    if _unquoted(written) not in ("", "-") and not _no_value(written, 0):
+        _hide(hidden, text, word, 0)
 
 
 def _here_documents(
@@ -543,8 +705,9 @@ def _here_documents(
 
 # an item of a list written out after the program's (JSON's `"`, a repr's `'`; a string
 # `_held_strings` held out, `"\0N\0"`, too)
+# (or, cut off, not closed: to its line's end, the list's last item read)
 _LIST_ITEM = re.compile(
-    r"""\s{0,64}+,\s{0,64}+(?:"((?:[^"\\\n]++|\\.)*+)"|'((?:[^'\\\n]++|\\.)*+)')"""
+    r"""\s{0,64}+,\s{0,64}+(?:"((?:[^"\\\n]++|\\.)*+)"?|'((?:[^'\\\n]++|\\.)*+)'?)"""
 )
 
 
@@ -559,10 +722,10 @@ def _listed_store(
     at = program.end() + 1
 
     def more() -> bool:
-        """Whether one more item was read onto `items`."""
+        """Whether one more item was read onto `items` (none after one cut off)."""
         nonlocal at
         item = _LIST_ITEM.match(text, at)
-        if item is None:
+        if item is None or (spans[-1][1] == at and len(spans) > 1):
             return False
         group = 1 if item.start(1) >= 0 else 2
         content = item.group(group)
@@ -575,12 +738,12 @@ def _listed_store(
         at = item.end()
         return True
 
-    found = _store_at(items, 0, more)
-    if found is None:
-        return program.end()
+    store, first = _store_at(items, 0, more)
+    if store is None:  # (from the item that named no store on, its quote)
+        return spans[first][0] - 1 if first < len(spans) else at
     while more():
         pass
-    for index, offset in _value_offsets(items, found[1], found[0]).items():
+    for index, offset in _value_offsets(items, first, store).items():
         if index in holding:
             _hide_held(held, holding[index], offset)
         elif spans[index][0] + offset < spans[index][1]:
