@@ -557,10 +557,6 @@ def test_a_command_given_apart_storing_nothing_stays(spawned: dict[str, object])
 # lines, placeholders and prose, many global flags --------------------------------------------
 
 V = "hunter2x"
-GUARD = (
-    "text.py returns text holding no secret word unread (its guard names no `docker login`"
-    " nor `-p`); the pass hides it (`_stored_secrets`), as it does the argv"
-)
 
 FED_AND_MORE = [
     # a value piped from a PowerShell string or cmdlet, a tab before the program
@@ -575,27 +571,16 @@ FED_AND_MORE = [
     f"echo {V} |\tgh secret set K",
     f"echo {V} | npx\twrangler secret put K",
     # another store's value: a password by a short flag or positionally
-    pytest.param(
-        f"docker login -u bob -p {V} registry.example.com",
-        marks=pytest.mark.xfail(strict=True, reason=GUARD),
-    ),
+    f"docker login -u bob -p {V} registry.example.com",
     f"docker login -u bob --password {V} registry.example.com",
-    pytest.param(
-        f"docker login -u bob -p{V} registry.example.com",
-        marks=pytest.mark.xfail(strict=True, reason=GUARD),
-    ),
-    pytest.param(
-        f"podman login -u bob -p {V} quay.io", marks=pytest.mark.xfail(strict=True, reason=GUARD)
-    ),
+    f"docker login -u bob -p{V} registry.example.com",
+    f"podman login -u bob -p {V} quay.io",
     f"echo {V} | docker login -u bob --password-stdin",
     f"setx DB_PASSWORD {V}",
     f"setx DB_PASSWORD {V} /M",
     f"setx /M API_TOKEN {V}",
     f'setx DB_PASSWORD "{V}"',
-    pytest.param(
-        f"setx /S host /U admin /P {V} NAME value",
-        marks=pytest.mark.xfail(strict=True, reason=GUARD),
-    ),
+    f"setx /S host /U admin /P {V} NAME value",
     f"consul kv put config/db/password {V}",
     f"consul kv put -datacenter dc1 config/db/password {V}",
     f"etcdctl put /app/db/password {V}",

@@ -69,9 +69,7 @@ def redact_text(text: str) -> str:
     if (
         _may_redact(_reduced(text.lower())) is None
         and not _p_item(text)
-        # (a command storing a secret says "secret", or is one of these: `_may_store`)
-        and "vault" not in text
-        and "config:set" not in text
+        and not _may_store(text)  # (`docker login -p X`, `setx NAME X`: no secret word)
     ):
         return text
     return _redact_passes(text)
