@@ -7,6 +7,7 @@ import re
 
 from toolrail.core.redact.curl import _curl_user_flag, _is_curl, _user_kept
 from toolrail.core.redact.entries import _ENTRY_KEYS
+from toolrail.core.redact.flags import _PLAIN_TEXT, _STRING, _TAKES_A_VALUE
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _DASHES, _secret_setting, hides_next, is_secret_key
 from toolrail.core.redact.reading import _TERMINAL_CODE
@@ -67,38 +68,79 @@ def _argv_shown(
 
 def _entry_flag(item: object) -> bool:
     """Whether an argv item is an entry's key written as a long flag, its value glued to it
-    or not (`--name`, `--value=X`: `_ENTRY_KEYS`): an argv holding none sets no entry."""
-    return isinstance(item, str) and item[:2] == "--" and item[2:].partition("=")[0] in _ENTRY_KEYS
+    or not (`--name`, `--value=X`: `_ENTRY_KEYS`; PowerShell's value's, `-Value`, `-Value:X`,
+    `-String`), or `ConvertTo-SecureString`: an argv holding none sets no entry (no value)
+    and gives no plain text to hide."""
+    if not isinstance(item, str) or item[:1] != "-":
+        return _is_secure_string(item)
+    if item[:2] == "--":
+        return item[2:].partition("=")[0] in _ENTRY_KEYS
+    return (  # (a value's: `-Value`, `-String`)
+        item[1:2] in "vVsS" and _PS_ENTRY_KEYS.get(item[1:].partition(":")[0].lower()) is False
+    )
+
+
+def _is_secure_string(item: object) -> bool:
+    """Whether an argv item is `ConvertTo-SecureString`, in any case."""
+    return (
+        isinstance(item, str)
+        and len(item) == _SECURE_STRING_LENGTH
+        and item.lower() == _SECURE_STRING_CMDLET
+    )
 
 
 def _entry_flag_item(item: str) -> tuple[bool, str | None] | None:
-    """An argv item as an entry's key written as a flag (`--name`, `--value`: `_ENTRY_KEYS`):
-    its role, and its value if glued to it (`--value=X` is read as `--value X` is; None: the
-    value is the next item); None if it is none."""
+    """An argv item as an entry's key written as a flag (`--name`, `--value`: `_ENTRY_KEYS`;
+    PowerShell's one dash, any case: `-Name`, `-Value`, `-String`, `-Value:X`): its role,
+    and its value if glued to it (`--value=X` is read as `--value X` is; None: the value is
+    the next item); None if it is none."""
+    if item[:2] != "--":
+        flag, colon, glued = item[1:].partition(":")
+        ps_role = _PS_ENTRY_KEYS.get(flag.lower()) if item[:1] == "-" else None
+        return None if ps_role is None else (ps_role, glued if colon else None)
     flag, equals, glued = item.partition("=")
-    role = _ENTRY_KEYS.get(flag[2:]) if flag[:2] == "--" else None
+    role = _ENTRY_KEYS.get(flag[2:])
     return None if role is None else (role, glued if equals else None)
+
+
+# PowerShell's parameters naming a setting and holding its value (`-Path Env:NAME` names
+# one only so: `_entry_flag_values`)
+_PS_ENTRY_KEYS = {"name": True, "key": True, "path": True, "value": False, "string": False}
+_SECURE_STRING_CMDLET = "convertto-securestring"
+_SECURE_STRING_LENGTH = len(_SECURE_STRING_CMDLET)
+_ENV = "env:"
 
 
 def _entry_flag_values(items: list[object] | tuple[object, ...]) -> dict[int, str]:
     """Where the values of a name/value entry set by flags are, and how each is shown, if
     its name names a secret (`aws ssm put-parameter --name /prod/db/password --value X`,
     either order; `--value=X`, `--name=...`): read as `name=... value=...` is in
-    text (`_pair_entries`). A value glued to its flag goes, the flag stays (`--value=`)."""
+    text (`_pair_entries`). A value glued to its flag goes, the flag stays (`--value=`).
+    PowerShell's too (`-Name N -Value X`), and the plain text `ConvertTo-SecureString` is
+    given (`_secure_string_values`)."""
+    secure = False
     for item in items:  # (most argvs set none: a value's flag looked for first)
-        if (
-            isinstance(item, str)
-            and item[:2] == "--"
-            and _ENTRY_KEYS.get(item[2:].partition("=")[0]) is False
-        ):
-            break
+        if not isinstance(item, str):
+            continue
+        if item[:2] == "--":
+            if _ENTRY_KEYS.get(item[2:].partition("=")[0]) is False:
+                break
+        elif item[:1] == "-":
+            if (
+                item[1:2] in "vVsS"
+                and _PS_ENTRY_KEYS.get(item[1:].partition(":")[0].lower()) is False
+            ):
+                break
+        elif len(item) == _SECURE_STRING_LENGTH and item.lower() == _SECURE_STRING_CMDLET:
+            secure = True
     else:
-        return {}
+        return _secure_string_values(items) if secure else {}
+    secured = _secure_string_values(items)
     values: dict[int, str] = {}
     names: list[object] = []  # (read only if there is a value to hide)
     last = len(items) - 1
     for at, item in enumerate(items):
-        if not isinstance(item, str) or item[:2] != "--":
+        if not isinstance(item, str) or item[:1] != "-":
             continue
         found = _entry_flag_item(item)
         if found is None:
@@ -107,14 +149,46 @@ def _entry_flag_values(items: list[object] | tuple[object, ...]) -> dict[int, st
         if glued is None and at == last:
             continue  # a flag with no value
         if role:
-            names.append(items[at + 1] if glued is None else glued)
+            name = items[at + 1] if glued is None else glued
+            if item[:2] != "--" and item[1:].partition(":")[0].lower() == "path":
+                if not (isinstance(name, str) and name[:4].lower() == _ENV):
+                    continue  # (a path names a setting only in the environment's drive)
+                name = name[4:]
+            names.append(name)
         elif glued is None:
             values[at + 1] = REDACTED
         elif glued:
             values[at] = item[: len(item) - len(glued)] + REDACTED
     if values and any(isinstance(name, str) and _secret_setting(name) for name in names):
-        return values
-    return {}
+        return secured | values
+    return secured
+
+
+def _secure_string_values(items: list[object] | tuple[object, ...]) -> dict[int, str]:
+    """Where the plain text given to `ConvertTo-SecureString -AsPlainText` is in an argv:
+    its `-String`'s value, or its first item not a parameter's (a variable stays)."""
+    at = next((at for at, item in enumerate(items) if _is_secure_string(item)), -1)
+    if at < 0:
+        return {}
+    plain = False
+    given: int | None = None
+    takes = ""
+    for following in range(at + 1, len(items)):
+        item = items[following]
+        if isinstance(item, str) and item[:1] == "-" and item[1:2].isalpha():
+            name, colon, _ = item[1:].partition(":")
+            plain = plain or name.lower() in _PLAIN_TEXT
+            takes = "" if colon else name.lower()
+            continue
+        if takes in _STRING or (given is None and takes not in _TAKES_A_VALUE):
+            given = following
+        takes = ""
+    if not plain or given is None:
+        return {}
+    value = items[given]
+    if isinstance(value, str) and (not value or value.startswith(("$", "("))):
+        return {}  # (a variable, or an expression: a cmdlet's name is no value)
+    return {given: REDACTED}
 
 
 def _flag_like(item: object) -> bool:

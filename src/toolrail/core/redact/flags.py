@@ -3,6 +3,7 @@ out, a table's next cell."""
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from toolrail.core.redact.markers import REDACTED
@@ -23,6 +24,7 @@ from toolrail.core.redact.reading import (
     _TERMINAL_CODE,
     _VALUE_WORD,
     _codes_start,
+    _with_hidden,
     _within_quotes,
 )
 from toolrail.core.redact.structures import _bare_end, _StructuresOf
@@ -127,6 +129,24 @@ def _in_a_word(text: str, flag: re.Match[str]) -> bool:
     )
 
 
+def _a_flags_value(text: str, flag: re.Match[str]) -> bool:
+    """Whether a flag found glued to a word is in the value of a flag before it
+    (`kubectl -n external-secrets get`: a namespace, no flag hiding `get`)."""
+    at = flag.start()
+    word = _WORD_BEFORE.search(text, max(0, at - 128), at)
+    return word is not None and (
+        _FLAG_BEFORE.search(text, max(0, word.start() - 80), word.start()) is not None
+    )
+
+
+_WORD_BEFORE = re.compile(r"\S{1,128}+\Z")  # (read to `at`: the end given to `search`)
+_FLAG_BEFORE = re.compile(r"(?<!\S)--?[A-Za-z][\w.-]{0,63}+[ \t]++\Z")
+# a flag's value in parentheses: PowerShell's expression, a cmdlet called (`-SecretValue
+# (ConvertTo-SecureString 'X' -AsPlainText)`: what it holds that is a secret goes, read as
+# that command's), or a string first (`-Password ('X')`: that string goes)
+_PARENTHESISED = re.compile(r"\([ \t]*+(?:(?P<cmdlet>[A-Za-z]{2,32}+-[A-Za-z])|(?P<quote>['\"]))")
+
+
 def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
     """The value after each flag that hides it in argv data (`hides_next`), as a word
     (`--db-password X`, `--token 'x y'`) or as the next item of a list written out
@@ -137,6 +157,8 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
     done = either = 0
     quotes_before = _QuotesBefore(text, '"')
     structures = _StructuresOf(text)
+    if flags is _FLAG_WORD and _may_be_powershell(text):
+        text = _powershell_values(text)
     for flag in flags.finditer(text):
         name, opening = flag.group("flag"), flag.group("v") or ""
         word = flags is _FLAG_WORD
@@ -157,8 +179,18 @@ def _hidden_values(text: str, flags: re.Pattern[str]) -> str:
         start = flag.end() + len(opening)
         if word and text[start : start + 2].strip(" \t\r\n") in tuple(_BARS):
             continue  # a cell's bar at the end of its row, or a shell's `|`: no value
-        if word and not opening and _in_a_word(text, flag) and _DASH.match(text, start):
+        if (
+            word
+            and not opening
+            and _in_a_word(text, flag)
+            and (_DASH.match(text, start) or _a_flags_value(text, flag))
+        ):
             continue  # `create-secret --name x`: a word that is no flag has no dashed value
+        if word and not opening and (expression := _PARENTHESISED.match(text, start)):
+            if expression.group("cmdlet"):
+                continue  # (a cmdlet called: its name no value; `_powershell_values`)
+            opening = expression.group("quote")
+            start = expression.end()
         after = _FLAG_AHEAD.match(text, start)
         if (
             after
@@ -278,3 +310,132 @@ def _flow_item(text: str, flag_at: int, value_at: int) -> bool:
     --password, --token` lists flags)."""
     before = text[max(0, flag_at - 16) : flag_at].rstrip(" \t")
     return before.endswith(("[", ",")) and _FLAG_AHEAD.match(text, value_at) is None
+
+
+# PowerShell's spellings of a secret given to a command (`_powershell_values`): a variable
+# of the environment naming a secret (`Set-Item -Path Env:DB_PASSWORD -Value X`, `Env:\`
+# too), or `ConvertTo-SecureString` given plain text (`-AsPlainText`, any prefix of it)
+_POWERSHELL_WORDS = ("nv:", "NV:", "ecure", "ECURE", "lainText", "laintext", "LAINTEXT")
+
+
+def _may_be_powershell(text: str) -> bool:
+    """Whether text may hold what `_powershell_values` reads (`Env:`, `env:`, `ENV:`; the
+    cmdlet, `-AsPlainText`, in the cases they are written in)."""
+    return any(word in text for word in _POWERSHELL_WORDS)
+
+
+_ENV_SETTING = re.compile(r"(?<![\w:$])(?i:env):\\?+(?P<name>[A-Za-z_][\w.-]{0,255}+)")
+# (or what hid its name already: `$pw = ConvertTo-SecureString 'X' -AsPlainText` is an
+# assignment to a secret's name, `$pw = [REDACTED] 'X' -AsPlainText` when read here)
+# (a command in text: its words set apart by spaces, not an item of a list written out)
+_SECURE_STRING = re.compile(
+    r"(?:(?<![\w-])(?i:convertto-securestring)|=[ \t]{0,8}+(?P<hidden>"
+    + re.escape(REDACTED)
+    + r"))(?=[ \t]|"
+    + _CONTINUATION
+    + r"|[)|;\r\n]|\Z)"
+)
+# what ends a PowerShell command: a line's end (not continued), a statement's, a pipe, a
+# parenthesis or a block; not within a string (read whole, on its line)
+_COMMAND_END = re.compile(
+    r"(?P<string>'(?:[^'\r\n]++|'')*+'|\"(?:[^\"`\r\n]++|`.)*+\")|(?:"
+    + _CONTINUATION
+    + r")|[\r\n;|&(){}]"
+)
+_PS_VALUE_FLAG = re.compile(r"(?<!\S)-(?i:value)(?::|[ \t]++(?:" + _CONTINUATION + r"[ \t]*+)?+)")
+# a word of a command: a parameter (`-AsPlainText`, `-Key:$k`), a string (`'it''s'`, `"x"`,
+# not closed: to the command's end), or a bare word
+_PS_TOKEN = re.compile(
+    r"[ \t]*+(?:" + _CONTINUATION + r"[ \t]*+)?+"
+    r"(?:(?P<flag>--?[A-Za-z][\w-]{0,63}+)(?P<glued>[:=][^\s()|;]*+)?"
+    r"|(?P<q>')(?:[^']++|'')*+'?|(?P<qq>\")(?:[^\"`]++|`.)*+\"?"
+    r"|(?P<bare>[^\s'\"()|;&{}]++))"
+)
+_PLAIN_TEXT = frozenset("asplaintext"[:n] for n in range(3, 12))
+_STRING = frozenset("string"[:n] for n in range(2, 7))
+_TAKES_A_VALUE = frozenset({"key", "securekey", "erroraction", "ea", "outvariable", "ov"})
+
+
+def _powershell_values(text: str) -> str:
+    """PowerShell's secrets given to a command, hidden: a `-Value` in a command naming an
+    environment variable that names a secret (`Set-Item -Path Env:DB_PASSWORD -Value X`,
+    `New-Item Env:\\API_TOKEN -Value X`), and what `ConvertTo-SecureString` is given as
+    plain text (`'X'`, `-String X`, or piped to it: `'X' | ConvertTo-SecureString
+    -AsPlainText`); a variable (`$plain`) stays, as do the cmdlets and their switches."""
+    hidden: list[tuple[int, int, str]] = []
+    ends = [
+        found.start()
+        for found in _COMMAND_END.finditer(text)
+        if not found.group("string") and found.group()[0] not in "`^\\"
+    ]
+    done = 0  # (each command read once)
+    for env in _ENV_SETTING.finditer(text):
+        if env.start() < done or not is_secret_key(env.group("name")):
+            continue
+        first, last = _command_around(ends, env.start(), len(text))
+        done = last
+        for flag in _PS_VALUE_FLAG.finditer(text, first, last):
+            value = _PS_TOKEN.match(text, flag.end(), last)
+            if value is not None and value.group("flag") is None:
+                hidden.append(_token_hidden(value))
+    for cmdlet in _SECURE_STRING.finditer(text):
+        _, last = _command_around(ends, cmdlet.start(), len(text))
+        following = _SECURE_STRING.search(text, cmdlet.end(), last)
+        hidden += _plain_text(text, cmdlet, following.start() if following else last)
+    return _with_hidden(text, [span for span in hidden if span[2]])
+
+
+def _command_around(ends: list[int], at: int, length: int) -> tuple[int, int]:
+    """Where the command holding `at` starts and ends, by what ends commands (`ends`)."""
+    after = bisect.bisect_right(ends, at)
+    return (ends[after - 1] + 1 if after else 0), (ends[after] if after < len(ends) else length)
+
+
+def _token_hidden(token: re.Match[str]) -> tuple[int, int, str]:
+    """A word of a command as it is hidden: a string's quotes kept; a variable, or an
+    empty string, not hidden (an empty `shown`)."""
+    start, end = token.start("q"), token.end()
+    if token.group("q") or token.group("qq"):
+        quote = token.group("q") or token.group("qq")
+        start = token.start("q") if token.group("q") else token.start("qq")
+        closed = end - start > 1 and token.string[end - 1] == quote
+        inner = token.string[start + 1 : end - 1 if closed else end]
+        return start, end, (quote + REDACTED + quote[: int(closed)]) if inner else ""
+    bare = token.group("bare")
+    start = token.start("bare")
+    return start, end, "" if bare.startswith("$") else REDACTED
+
+
+def _plain_text(text: str, cmdlet: re.Match[str], last: int) -> list[tuple[int, int, str]]:
+    """What `ConvertTo-SecureString` found at `cmdlet` is given as plain text, its command
+    read to `last`: its `-String`'s value or its first word not a parameter's, or a string
+    piped to it; none without `-AsPlainText`."""
+    plain = False
+    given: re.Match[str] | None = None
+    at, takes = cmdlet.end(), ""
+    while at < last and (token := _PS_TOKEN.match(text, at, last)) is not None:
+        if token.end() == at:
+            break
+        at = token.end()
+        if flag := token.group("flag"):
+            name = flag.lstrip("-").lower()
+            plain = plain or (
+                name in _PLAIN_TEXT if not cmdlet["hidden"] else name == "asplaintext"
+            )
+            takes = "" if token.group("glued") else name
+            continue
+        if takes in _STRING or (given is None and takes not in _TAKES_A_VALUE):
+            given = token if takes in _STRING or given is None else given
+        takes = ""
+    if not plain:
+        return []
+    if given is not None:
+        return [_token_hidden(given)]
+    piped = _PIPED.search(text, max(0, cmdlet.start() - 1024), cmdlet.start())
+    return [] if piped is None else [_token_hidden(piped)]
+
+
+# a string piped to a command (`'X' | ConvertTo-SecureString`), read back from it
+_PIPED = re.compile(
+    r"""(?:(?P<q>')[^'\r\n]{0,1000}+'|(?P<qq>")[^"\r\n]{0,1000}+")[ \t]*+\|[ \t]*+\Z"""
+)

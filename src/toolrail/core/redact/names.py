@@ -73,7 +73,19 @@ def hides_next(flag: str) -> bool:
     [True, True, False, False]
     """
     name = flag.lstrip(_DASHES)
-    return is_secret_key(name) or name in ("pass", "p")
+    if name in ("pass", "p"):
+        return True
+    if not is_secret_key(name):
+        return False
+    # a flag naming where a secret is (`--secret-id prod/db`, `--password-file f`,
+    # `--secret-arn`, `--token-path`): its value a reference, no secret (`sessionId` is one)
+    words = _WORD.findall(name)
+    return not (
+        len(words) > 1 and words[-1].lower() in _WHERE_WORDS and is_secret_key("-".join(words[:-1]))
+    )
+
+
+_WHERE_WORDS = frozenset({"id", "arn", "name", "path", "file", *("ref", "refs", "reference")})
 
 
 _DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uff0d"

@@ -30,22 +30,51 @@ from toolrail.core.redact.structures import _StructuresOf
 # or XML's: an element named as a key (`<name>DB_PASSWORD</name>`, its text the pair's
 # value), or the text of an element (`text`, a value's role) whose tag holds its name
 # (`<entry key="db.password">X</entry>`)
+# PowerShell's parameters (`Write-SSMParameter -Name /prod/db/password -Value X`,
+# `New-ItemProperty -Path ... -Name Password -Value X`) are such flags too, one dash and
+# any case (`ps`: `-Name`, `-Key`, `-Value`, `-Name:X`), `-String` (`string`) a value's,
+# after a space (a command's words, not an item of a list written out: `'-Value:x'`);
+# an entry holds one kind of flag only (`-key k.pem && aws ... --value X --name ...`: two)
+_PS_KEY = r"(?i:name|key|value)(?=[: \t\r\n`])"
 _PAIR_KEY = re.compile(
     r"(?:(?P<open><)"
+    r"|(?<!\S)(?P<ps>-)(?=" + _PS_KEY + r")"
     r"|(?<![\w.-])(?P<item>\\[\"']|[\"'])?+(?P<flag>--)"
     r"|(?<![\w.-])(?P<quote>\\[\"']|[\"']?+))"
     r"(?P<key>[A-Za-z_]{3,15}+)"
-    r"(?(open)>|(?(flag)(?(item)(?:(?P=item)\s*+(?P<next>,)\s*+|=)|(?:=|[ \t]++(?:"
+    r"(?(open)>|(?(ps)(?::|[ \t]++(?:"
     + _CONTINUATION
-    + r"[ \t]*+)?+))|(?P=quote)[ \t]*+(?:=>|[:=](?!=))[ \t]*+))"
+    + r"[ \t]*+)?+)|(?(flag)(?(item)(?:(?P=item)\s*+(?P<next>,)\s*+|=)|(?:=|[ \t]++(?:"
+    + _CONTINUATION
+    + r"[ \t]*+)?+))|(?P=quote)[ \t]*+(?:=>|[:=](?!=))[ \t]*+)))"
     r"|(?<![=/-])(?P<text>>)(?=\s*+(?:[^\s<]|<!\[CDATA\[))"
+    r"|(?<!\S)(?P<string>-(?i:string))(?::|[ \t]++(?:" + _CONTINUATION + r"[ \t]*+)?+)"
 )
 _ESCAPED_STRING = re.compile(_ESCAPED_QUOTED)
-# in every value key of `_ENTRY_KEYS`, or an element's text
-_PAIR_VALUE_MARK = re.compile("[vV][aA][lL][uU][eE]|>")
+# in every value key of `_ENTRY_KEYS`, or an element's text, or PowerShell's `-String`
+_PAIR_VALUE_MARK = re.compile("[vV][aA][lL][uU][eE]|>|-[sS][tT][rR][iI][nN][gG]")
 # a value not quoted: to what ends a pair, or a line continuation (`X \\`), or an escaped
 # quote (`\\"X\\"` in JSON text)
 _PAIR_WORD = re.compile(r"""(?:[^\s"',;&<>(){}\[\]\\]++|""" + _ESCAPES_NO_QUOTE + ")++")
+# a flag's value not quoted (`--value X,more`, `-Value X`): a shell's word, to a space or a
+# shell's operator, quotes inside it joining (`hun'ter 2X'`) to their closing quote on the
+# line, passing no space before a dash (no flag goes in a word: `X" --name N`); a quote not
+# so closed is a character of the word (`hun'ter2X`); none that ends a string the command
+# is in (`"... --value X", ...`, `X" && ...`), nor an escaped quote (`\\"` in JSON text)
+_ENDS_A_STRING = r"(?![ \t]*+(?:[,:}\])&|;]|\r?\n|\Z))"
+_SHELL_WORD = re.compile(
+    r"""(?:[^\s"'|&;<>()\\]++"""
+    + r"|'"
+    + _ENDS_A_STRING
+    + r"(?:(?:[^'\s]++|[ \t]++(?!-))*+')?+"
+    + r'|"'
+    + _ENDS_A_STRING
+    + r'(?:(?:[^"\\\s]++|\\[^\r\n]|[ \t]++(?!-))*+")?+'
+    + "|"
+    + _ESCAPES_NO_QUOTE
+    + ")++"
+)
+_DOLLAR_QUOTES = ("$'", '$"')
 # between two pairs, what ends an entry: a line's end (not continued), a statement's, a
 # bracket, a tag; between two in one tag, a newline is a space (`<property name="password"\n
 # value="X"/>`); between two items of a list written out, only what is no item of it is
@@ -57,13 +86,23 @@ _TAG_NAME = re.compile(r"[A-Za-z_][\w.:-]{0,63}+")
 
 
 def _pair_value(
-    text: str, start: int, key_quote: str, structures: _StructuresOf, end: int | None = None
+    text: str,
+    start: int,
+    key_quote: str,
+    structures: _StructuresOf,
+    end: int | None = None,
+    *,
+    shell: bool = False,
 ) -> tuple[str | None, int, str | None]:
     """A pair's value at `start`: what it holds (None for a list or a mapping), where it
     ends, and how it is shown hidden (None: nothing to hide, empty or null); a value not
     a string is shown as a string where the key is quoted `"` or `\\"` (JSON stays JSON).
-    `end`: read no further (a string or a word there is read as cut off)."""
+    `end`: read no further (a string or a word there is read as cut off). `shell`: a flag's
+    value, a shell's word (`_SHELL_WORD`; `$'...'` a string, its `$` kept)."""
     end = len(text) if end is None else end
+    if shell and text.startswith(_DOLLAR_QUOTES, start) and start + 1 < end:
+        held, value_end, shown = _pair_value(text, start + 1, "", structures, end)
+        return held, value_end, None if shown is None else "$" + shown
     escaped = text.startswith(_ESCAPED_QUOTES, start)
     opening = text[start : start + 2] if escaped else text[start : start + 1]
     quote = key_quote if key_quote in ('"', '\\"') else ""
@@ -79,7 +118,7 @@ def _pair_value(
     if opening == "[" or opening == "{":
         end, _ = structures[False].end(start)
         return None, end, as_string
-    word = _PAIR_WORD.match(text, start, end)
+    word = (_SHELL_WORD if shell else _PAIR_WORD).match(text, start, end)
     if word is None:
         return "", start, None
     held = word.group()
@@ -94,7 +133,9 @@ def _key_value(
     item's string, read as it is."""
     text, start, item = found.string, found.end(), found.group("item")
     if not item or found.group("next"):
-        return _pair_value(text, start, item or found.group("quote"), structures, end)
+        shell = not item and (found.group("flag") or found.group("ps") or found.group("string"))
+        quote = item or found.group("quote") or ""
+        return _pair_value(text, start, quote, structures, end, shell=bool(shell))
     string = (_ESCAPED_STRING if len(item) == 2 else _FLOW_TOKEN).match(
         text, found.start(), len(text) if end is None else end
     )
@@ -171,7 +212,21 @@ def _pair_entries(text: str) -> str:
     at a statement's end or a bracket (`_TAG_BREAK`); between elements (or from a tag to an
     element in it), at the closing tag of their parent; else where `_ends_entry` tells.
     An element's text is a value only after a pair in its own start tag. Each pair's
-    value is read once, and each stretch between two pairs."""
+    value is read once, and each stretch between two pairs. PowerShell's parameters and
+    the other keys are read apart: neither ends the other's entry, nor starts one
+    (`--value X -String 1 --name N` is one entry, `-Key k.pem && ... --value X --name N`
+    too)."""
+    found_keys: tuple[list[re.Match[str]], list[re.Match[str]]] = ([], [])
+    for found in _PAIR_KEY.finditer(text):
+        found_keys[bool(found.group("ps") or found.group("string"))].append(found)
+    hidden = _entries_hidden(text, found_keys[0])
+    if found_keys[1]:
+        hidden += _entries_hidden(text, found_keys[1])
+    return _with_hidden(text, hidden)
+
+
+def _entries_hidden(text: str, keys: list[re.Match[str]]) -> list[tuple[int, int, str]]:
+    """What `_pair_entries` hides of the entries whose keys (`_PAIR_KEY`) are `keys`."""
     hidden: list[tuple[int, int, str]] = []
     values: list[tuple[int, int, str]] = []  # the entry's, while no name names a secret
     named = False
@@ -181,10 +236,15 @@ def _pair_entries(text: str) -> str:
     last_end = 0  # where the last entry's pair ends
     last_tag = -2  # where the tag holding it starts (-1: none; -2: an element, closed)
     last_item = False  # whether its key is an item of a list written out
-    for found in _PAIR_KEY.finditer(text):
-        role = _ENTRY_KEYS.get(found.group("key")) if not found.group("text") else False
+    for found in keys:
+        role = (
+            _ENTRY_KEYS.get(found.group("key"))
+            if not (found.group("text") or found.group("string"))
+            else False
+        )
         if role is None or found.start() < last_end:
             continue  # another key, or one within the value read last
+        ps = bool(found.group("ps") or found.group("string"))
         tag = tags(found.start())
         between: object = None  # what ends the entry between its last pair and this one
         if found.group("text"):
@@ -197,6 +257,9 @@ def _pair_entries(text: str) -> str:
         else:
             items = last_item + bool(found.group("item"))
             between = _ends_entry(text, last_end, found.start(), items)
+            if roles and not between and (ps or (found.group("flag") and not items)):
+                # (a command's flags: a pipeline, `&&`, is another command)
+                between = _PIPELINE.search(text, last_end, found.start())
         if role in roles or between:
             named, roles, values = False, set(), []
         roles.add(role)
@@ -224,7 +287,7 @@ def _pair_entries(text: str) -> str:
                 hidden += values
         elif shown is not None:
             (hidden if named else values).append((start, end, shown))
-    return _with_hidden(text, hidden)
+    return hidden
 
 
 def _ends_entry(text: str, start: int, end: int, items: int) -> bool:
@@ -246,6 +309,7 @@ def _ends_entry(text: str, start: int, end: int, items: int) -> bool:
 
 
 _LIST_EDGES = frozenset("[]{}:")
+_PIPELINE = re.compile(r"(?<!\S)(?:\|{1,2}|&{1,2})(?!\S)")  # between a command's flags: `|`, `&&`
 _ITEM_EDGE = re.compile(_PAIR_BREAK.pattern + r"|[\[\]]")
 
 
