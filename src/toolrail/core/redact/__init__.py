@@ -50,9 +50,9 @@ and every `ArgumentIssue` redact their text when they are made):
   DB_PASSWORD` then `value: X`; indented JSON text too) or as a mapping on one line (JSON
   text cut off or after a log's prefix, a Python repr, a YAML flow mapping) or as pairs on
   one line outside any brackets (`name=DB_PASSWORD value=X`, a command's `--name
-  DB_PASSWORD --value X` (over continued lines, or as an argv's items
-  written out, `'--value', 'X'`), quoted `\\"` in JSON text or `\\'` in a Python repr too,
-  an XML element's attributes, over lines, a JSON fragment) or as XML elements
+  DB_PASSWORD --value X` (PowerShell's `-Name N -Value X` too; over continued lines, or as
+  an argv's items written out, `'--value', 'X'`), quoted `\\"` in JSON text or `\\'` in a
+  Python repr too, an XML element's attributes, over lines, a JSON fragment) or as XML elements
   (`<name>DB_PASSWORD</name>` and `<value>X</value>` within one parent, or `<entry
   key="password">X</entry>`), read as `redact` reads it. A flag's or a name's value in other
   quotes (`--token「X」`, `“X”`, `«X»`; not closed, to the line's end) goes with its quotes
