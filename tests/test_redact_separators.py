@@ -181,3 +181,39 @@ def test_runs_of_dashes_are_read_in_linear_time(text: str) -> None:
     """A flag's name is read once at each dash (possessive): 9 MB took about 40 s when it
     was read again, one character shorter, at every dash of the run."""
     assert finished(lambda: redact_text(text)), "redacting did not finish"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'os.environ["DB_PASSWORD"] = "hunter2X"',
+        "os.environ['DB_PASSWORD']='hunter2X'",
+        "$_ENV['API_KEY'] = 'hunter2X';",
+        'ENV["STRIPE_SECRET_KEY"] = "hunter2X"',
+        'process.env["API_TOKEN"]="hunter2X"',
+        'if cfg["password"] == "hunter2X":',
+        'settings[\\"api_key\\"] = \\"hunter2X\\"',  # in JSON text
+    ],
+)
+def test_a_quoted_subscript_naming_a_secret_is_assigned_a_secret(text: str) -> None:
+    """`os.environ["DB_PASSWORD"] = X` in a script a tool ran or an agent wrote (a review
+    found it shown: the name's quote, then `]`, kept it from its separator)."""
+    assert redact_text(text) == text.replace("hunter2X", "[REDACTED]")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'x = os.environ["DB_PASSWORD"]',
+        "[password]: https://example.com/reset",  # a markdown link's definition
+        'required: ["username", "password"]',
+        'fields["password"].widget = forms.PasswordInput()',
+    ],
+)
+def test_a_subscript_read_or_a_link_stays(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_a_json_path_in_a_message_is_no_subscript_set() -> None:
+    text = "$['password']: unexpected field; remove it"
+    assert redact_text(text) == text

@@ -29,6 +29,8 @@ from toolrail.core.redact.structures import _ESCAPED_OPENING, _StructuresOf
 # of one) that `is_secret_key` calls secret: the same notion of a secret name, in any
 # spelling, for text as for mapping keys. The name is matched alone, so a value is only
 # consumed when it is replaced (`url=https://x?token=...` still finds `token=`).
+# The name may be a quoted subscript set with `=` (`os.environ["DB_PASSWORD"] = X`,
+# `$_ENV['API_KEY'] = X`; not a path's `$['password']: ...`).
 # The separator is `=`, `:`, `:=`, Ruby's `=>`, an arrow (`->`, `→`), or a full-width `：`
 # or `＝`, with any spaces around it (columns aligned far apart too); or, read as one, the
 # `>` closing an XML element's tag (`<password>X</password>`: `_element_text`) and a
@@ -41,7 +43,8 @@ _NAME_ASSIGNED = re.compile(
     # (after a colour, `\x1b[1mpin:`, the name is the code's rest)
     r"|(?<![A-Za-z0-9_.-])(?:(?<=\x1b\[)[0-?]{0,64}+[ -/]{0,4}+[@-~])?)"
     r"(?P<name>[A-Za-z0-9_.-]{1,128})"
-    r"(?(tag)(?P<element>(?:\s[^<>]{0,1024}+)?+(?<![/=-])>)|(?P<separator>(?:[*`]{1,4}+|\\?[\"']?)"
+    r"(?(tag)(?P<element>(?:\s[^<>]{0,1024}+)?+(?<![/=-])>)|(?P<separator>"
+    r"(?:[*`]{1,4}+|\\?(?:[\"'](?:\](?=[ \t]{0,32}+=))?+)?)"
     + _SP_OR_CODE
     + r"{0,32}+(?:[=-]>|→|(?::"
     + _SP
