@@ -298,3 +298,23 @@ def test_a_repr_of_powershell_items_is_not_merged() -> None:
     text = "['Set-Item', 'Env:DB_PASSWORD', \"-Value:'tok\", \"en'\", '-Name:api_key']"
     shown = redact_text(text)
     assert shown.count("', ") + shown.count('", ') == text.count("', ") + text.count('", ')
+
+
+# a review of c4598c6: the plain text went only where a secret word was elsewhere in the line
+# (`redact_text`'s first check read no secret in `ConvertTo-SecureString`), and a string
+# piped to it lost its closing quote and the pipe
+REVIEWED = [
+    "$secure = ConvertTo-SecureString 'hunter2X' -AsPlainText -Force",
+    '$x = ConvertTo-SecureString -String "hunter2X" -AsPlainText -Force',
+    "'hunter2X' | ConvertTo-SecureString -AsPlainText -Force",
+    "$cred = [pscredential]::new('bob', ('hunter2X' | ConvertTo-SecureString -AsPlainText -Force))",
+    '"hunter2X"|ConvertTo-SecureString -AsPlain',
+]
+
+
+@pytest.mark.parametrize("text", REVIEWED)
+def test_plain_text_made_secure_is_hidden_alone(text: str) -> None:
+    assert redact_text(text) == text.replace("hunter2X", "[REDACTED]")
+    argv = ["powershell", "-Command", text]
+    assert not redacts_nothing(argv)
+    assert redact(argv) == ["powershell", "-Command", text.replace("hunter2X", "[REDACTED]")]

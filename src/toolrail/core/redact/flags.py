@@ -437,5 +437,5 @@ def _plain_text(text: str, cmdlet: re.Match[str], last: int) -> list[tuple[int, 
 
 # a string piped to a command (`'X' | ConvertTo-SecureString`), read back from it
 _PIPED = re.compile(
-    r"""(?:(?P<q>')[^'\r\n]{0,1000}+'|(?P<qq>")[^"\r\n]{0,1000}+")[ \t]*+\|[ \t]*+\Z"""
+    r"""(?:(?P<q>')[^'\r\n]{0,1000}+'|(?P<qq>")[^"\r\n]{0,1000}+")(?=[ \t]*+\|[ \t]*+\Z)"""
 )

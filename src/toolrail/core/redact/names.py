@@ -149,7 +149,17 @@ _SECRET_NAME = _fragment_pattern(_NAME_WORDS)
 # `.netrc`'s `password`. `--token`/`--api-key` flags and PEM keys ("PRIVATE KEY") hold a
 # secret name already.
 _MAY_REDACT = _fragment_pattern(
-    {*_NAME_WORDS, "bearer", "basic", "uthorization", "ookie", "mysql", "mariadb", "curl"}
+    {
+        *_NAME_WORDS,
+        "bearer",
+        "basic",
+        "uthorization",
+        "ookie",
+        "mysql",
+        "mariadb",
+        "curl",
+        "securestring",
+    }
 )
 
 

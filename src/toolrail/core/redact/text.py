@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from toolrail.core.redact.assignments import _ASSIGNING, _redact_assignments
+from toolrail.core.redact.calls import _named_then_valued
 from toolrail.core.redact.commands import (
     _HEADER,
     _MYSQL_PASSWORD,
@@ -128,6 +129,8 @@ def _passes(text: str) -> str:
         text = _flow_entries(text)  # (so too)
     if _PAIR_VALUE_MARK.search(text) and _names_a_secret_entry(text, _PAIR_KEY, _pair_secret_name):
         text = _pair_entries(text)  # (so too)
+    if "(" in text and "," in text:
+        text = _named_then_valued(text)  # (so too)
     held: list[str] = []
     if '"' in text and "\0" not in text:  # (NUL marks where the strings held out were)
         text, held = _held_strings(text)
