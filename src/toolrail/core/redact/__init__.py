@@ -35,7 +35,8 @@ and every `ArgumentIssue` redact their text when they are made):
   URL's `?key=X`; the value a command storing a secret stores, its names, keys, flags and
   paths kept, in text or an argv (`gh secret set N --body X`, `echo X | gh secret set N`,
   `fly secrets set K=X`, `vault kv put p k=X`, `kubectl create secret generic
-  --from-literal=k=X`, `heroku config:set K=X`; `gh secret list` stays); and `name = value`
+  --from-literal=k=X`, `heroku config:set K=X`; `gh secret list` stays); a call setting a
+  secret by its name (`setenv("API_KEY", "X")`, `os.environ["API_KEY"] = "X"`); and `name = value`
   / `name: value` / `"name": "value"` (also inside JSON text; and `=>`, `->`, `→`, `：`,
   `＝`, any Unicode space, a YAML value on the lines below
   `name:`, an XML element `<name>value</name>` (with attributes or a namespace,
@@ -86,7 +87,7 @@ it, never a backtracking stall.
 Its modules, each one responsibility: `names` (which names name a secret), `markers`,
 `reading` (what every text pass reads with), `text` (`redact_text` and the order of its
 passes), `entities` (text read with its HTML entities decoded) and the passes: `tokens`,
-`commands`, `secret_commands` (commands storing a secret: its table), `curl`, `held` (JSON
+`commands`, `secret_commands` (commands storing a secret: its table), `calls`, `curl`, `held` (JSON
 strings), `jsontext` (JSON text whole), `flags`, `assignments`, `yaml_argv`, `entries` with
 `yaml_entries`, `line_entries` and `pair_entries`, over `quotes` and `structures`; `argv`
 and `data` (`redact` of data); `terminal` (`printable`) and `cutting` (`cut`, `shorten`,
