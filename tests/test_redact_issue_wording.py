@@ -211,3 +211,13 @@ def test_any_wrong_value_under_any_key_reads_the_same_and_hides_its_secret(
         shown = schema(value)
         assert "is not of type 'integer'" in shown, shown
         _hidden(name, value, shown, schema(CANARY))
+
+
+def test_a_message_naming_a_key_that_assigns_reads_the_same_shown_again() -> None:
+    """A key holding `=` (`CREDENTIAL=`) is hidden as an assignment in the field's path,
+    leaving its quote open (`['CREDENTIAL='[REDACTED]`); shown again, the open quote read
+    as a value took the rest of the message (hypothesis found it)."""
+    shown = _stable(
+        _refused(LOGIN.check({"user": "u", "token": "t", "counts": {"CREDENTIAL=": "x"}}))
+    )
+    assert "Input should be a valid integer" in shown

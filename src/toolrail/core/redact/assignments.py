@@ -140,6 +140,8 @@ def _redact_assignments(text: str) -> str:
             closed = value.group(value.lastindex) if value.lastindex is not None else ""
             if value.end() - start == len(quote) + len(closed):
                 continue  # no value, or an empty one (as `redact` keeps "")
+            if not closed and text.startswith(REDACTED, start + len(quote)):
+                continue  # hidden already, a quote left open (`['k='[REDACTED]: ...`)
             end = value.end()
         elif value := _BARE_VALUE.match(text, start):
             if value.group() in _NO_VALUE:
