@@ -221,3 +221,10 @@ def test_a_message_naming_a_key_that_assigns_reads_the_same_shown_again() -> Non
         _refused(LOGIN.check({"user": "u", "token": "t", "counts": {"CREDENTIAL=": "x"}}))
     )
     assert "Input should be a valid integer" in shown
+
+
+def test_a_key_that_assigns_is_named_whole_in_the_path() -> None:
+    shown = _stable(
+        _refused(LOGIN.check({"user": "u", "token": "t", "counts": {"CREDENTIAL=": "x"}}))
+    )
+    _names_the_field("CREDENTIAL=", shown)

@@ -116,6 +116,12 @@ def _redact_assignments(text: str) -> str:
             and _ends_a_string(quotes_before, name.start(), start)
         ):
             continue  # `["PASSWORD=", "x"]`: that quote ends the string the name is in
+        if (
+            opening == "'"
+            and separator[:1] != "'"
+            and text[name.start("name") - 1 : name.start("name")] == "'"
+        ):
+            continue  # `['CREDENTIAL=']` (a field's path), `'password=' + pw`: so too
         # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
         named = separator[:2] if separator.startswith("\\") else separator[:1]
         named = named if named in ('"', "'", *_ESCAPED_QUOTES) else ""
