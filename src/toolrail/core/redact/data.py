@@ -118,11 +118,14 @@ def _hide_stored(
     for at, offset in values.items():
         if at == 0:  # (the program: never a value)
             continue
-        item = arguments[at - 1]
-        kept[at - 1] = (
-            redact_text(item[:offset]) if isinstance(item, str) and offset else ""
-        ) + REDACTED
+        kept[at - 1] = _stored_shown(arguments[at - 1], offset)
     shown[key] = kept
+
+
+def _stored_shown(item: object, offset: int) -> str:
+    """An argv item holding a stored secret from `offset` on, as shown: its key or flag kept,
+    as text (`--from-literal=user=[REDACTED]`), the value hidden."""
+    return (redact_text(item[:offset]) if isinstance(item, str) and offset else "") + REDACTED
 
 
 def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[object]:
@@ -134,9 +137,7 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
     shown = _argv_shown(items)
     if values := _argv_values(items):
         for at, offset in values.items():
-            item = items[at]  # its key or flag kept, as text (`--from-literal=user=[REDACTED]`)
-            kept = redact_text(item[:offset]) if isinstance(item, str) and offset else ""
-            shown.setdefault(at, kept + REDACTED)
+            shown.setdefault(at, _stored_shown(items[at], offset))
     return [
         shown[at] if at in shown else redact(item, depth=depth + 1) for at, item in enumerate(items)
     ]
