@@ -37,13 +37,14 @@ from toolrail.core.redact.structures import _ESCAPED_OPENING, _StructuresOf
 # table's bar between a name's cell and the next (`| password | X |`, `| password: | X |`,
 # `` | `password` | ``, markdown's `| **password** |`: `_cell_value_end`).
 # An element's tag is read from its `<`, with a namespace's prefix (`<wsse:Password`) and
-# attributes (`<password type="text">`, over lines too) before its `>`.
+# attributes (`<password type="text">`, over lines too) before its `>`; those are looked
+# ahead at, so an attribute is read as a name in turn (`<div password='X'>`).
 _NAME_ASSIGNED = re.compile(
     r"(?:(?P<tag><(?:[A-Za-z_][\w.-]{0,31}+:)?+)"
     # (after a colour, `\x1b[1mpin:`, the name is the code's rest)
     r"|(?<![A-Za-z0-9_.-])(?:(?<=\x1b\[)[0-?]{0,64}+[ -/]{0,4}+[@-~])?)"
     r"(?P<name>[A-Za-z0-9_.-]{1,128})"
-    r"(?(tag)(?P<element>(?:\s[^<>]{0,1024}+)?+(?<![/=-])>)|(?P<separator>"
+    r"(?(tag)(?=(?P<element>(?:\s[^<>]{0,1024}+)?+(?<![/=-])>))|(?P<separator>"
     r"(?:[*`]{1,4}+|\\?(?:[\"'](?:\](?=[ \t]{0,32}+=))?+)?)"
     + _SP_OR_CODE
     + r"{0,32}+(?:[=-]>|→|(?::"
@@ -88,7 +89,7 @@ def _redact_assignments(text: str) -> str:
     for name in _NAME_ASSIGNED.finditer(text):
         if name.start() < done or not is_secret_key(name.group("name")):
             continue
-        start = name.end()
+        start = name.end("element") if name.group("element") else name.end()
         separator = name.group("separator")
         if name.group("element") or name.group("cell"):
             hidden: tuple[int, ...] | None  # what to hide, and where the value ends

@@ -106,3 +106,55 @@ def _redacted_json(text: str) -> str | None:
     stripped = text.strip()
     start = text.index(stripped[0])
     return text[:start] + dumped + text[start + len(stripped) :]
+
+
+# an object of JSON text inside other text (after a log's prefix, in an attribute): its
+# opening, and what a scan for its closing bracket reads (JSON's strings whole)
+_OBJECT_OPENING = re.compile(r'\{[ \t]*+"')
+_BRACKETED = re.compile(r'"(?:[^"\\\n]++|\\[^\n])*+"?|[\[\]{}]')
+_HELD_OBJECT = re.compile(r'"\0\0(\d++)\0"')  # an object `_embedded_json` held out
+
+
+def _embedded_json(text: str) -> tuple[str, list[str]]:
+    """Each object of JSON text written inside other text (`INFO spawn {"command": ...}`,
+    `<div data='{...}'>`) redacted as `_redacted_json` redacts a document, so it reads
+    there as it would alone: as data. Those that change are held out of the text for the
+    other passes (each is left a placeholder, a short string no pass reads), which would
+    read their redaction again as text. Brackets are matched in one scan; an object that
+    is not JSON is left to the passes, and nothing inside it is parsed again. Returns the
+    text and the objects held."""
+    parts: list[str] = []
+    held: list[str] = []
+    done = 0
+    for start, end in _outermost_objects(text):
+        written = text[start:end]
+        shown = _redacted_json(written)
+        if shown is not None and shown != written:
+            parts += (text[done:start], f'"\0\0{len(held)}\0"')
+            held.append(shown)
+            done = end
+    return ("".join(parts) + text[done:] if held else text), held
+
+
+def _outermost_objects(text: str) -> list[tuple[int, int]]:
+    """Where each object opening `{"` in the text starts and ends, outside any other such
+    object: brackets matched once, left to right (one never closed is no object)."""
+    opened: list[int] = []
+    closed: list[tuple[int, int]] = []  # (inner ones close first)
+    for token in _BRACKETED.finditer(text):
+        bracket = text[token.start()]
+        if bracket == "{" or bracket == "[":
+            opened.append(token.start())
+        elif (bracket == "}" or bracket == "]") and opened:
+            start = opened.pop()
+            if bracket == "}" and _OBJECT_OPENING.match(text, start):
+                while closed and closed[-1][0] > start:
+                    closed.pop()  # inside this one
+                closed.append((start, token.end()))
+    return closed
+
+
+def _objects_restored(text: str, held: list[str]) -> str:
+    """The text with the objects `_embedded_json` held out put back (what is left of one a
+    pass cut into, `_restored` drops: it was redacted)."""
+    return _HELD_OBJECT.sub(lambda found: held[int(found.group(1))], text)

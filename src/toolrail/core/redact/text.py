@@ -18,7 +18,13 @@ from toolrail.core.redact.entities import _decoded
 from toolrail.core.redact.entries import _names_a_secret_entry
 from toolrail.core.redact.flags import _FLAG_ITEM, _FLAG_WORD, _hidden_values
 from toolrail.core.redact.held import _held_strings, _restored
-from toolrail.core.redact.jsontext import _JSON_OPENING, _redacted_json
+from toolrail.core.redact.jsontext import (
+    _JSON_OPENING,
+    _OBJECT_OPENING,
+    _embedded_json,
+    _objects_restored,
+    _redacted_json,
+)
 from toolrail.core.redact.line_entries import _FLOW_KEY, _flow_entries, _flow_secret_name
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _MAY_REDACT, _SECRET_NAME, _reduced
@@ -121,6 +127,10 @@ def _passes(text: str) -> str:
     """Every pass, each skipped when what it replaces cannot be in the text."""
     if _JSON_OPENING.match(text) and (as_data := _redacted_json(text)) is not None:
         return as_data
+    may_hold = "\0" not in text  # (NUL marks where the objects and strings held out were)
+    objects: list[str] = []
+    if may_hold and "{" in text and _OBJECT_OPENING.search(text):
+        text, objects = _embedded_json(text)
     if "\n" in text and _YAML_DASHED_ITEM.search(text) is not None:
         text = _yaml_argv(text)  # (before JSON strings are held out: it reads them as YAML)
     if "\n" in text and _names_a_secret_entry(text, _ENTRY_KEY_LINE, _yaml_secret_name):
@@ -132,7 +142,7 @@ def _passes(text: str) -> str:
     if "(" in text and "," in text:
         text = _named_then_valued(text)  # (so too)
     held: list[str] = []
-    if '"' in text and "\0" not in text:  # (NUL marks where the strings held out were)
+    if '"' in text and may_hold:
         text, held = _held_strings(text)
     if _token_prefixed(text) or "IA" in text or "AIza" in text or "eyJ" in text:
         text = _RUN.sub(_token, text)  # every token family starts with one of these
@@ -177,4 +187,6 @@ def _passes(text: str) -> str:
             or "033[" in text
         ):
             text = _hidden_values(text, _FLAG_ITEM)
-    return _restored(text, held) if held else text
+    if objects:
+        text = _objects_restored(text, objects)  # (first: `_restored` drops what is left)
+    return _restored(text, held) if held or objects else text

@@ -1,0 +1,142 @@
+"""JSON text inside other text (a log's prefix before it, an HTML attribute around it) is
+read as data, as it is when it is the whole text; and an element's attributes are read as
+names and values whatever the element is called. Both leaked before."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.hang_guard import finished
+from tests.test_redact_json_text import SECRET_KEYS, SECRET_VALUES, _documents
+from toolrail.core.redact import redact_text
+
+X = "hunter2-s3cret"
+
+# what is written before and after an object of JSON text in logs and markup
+AROUND = [
+    ("2026-11-29 INFO spawn ", ""),
+    ("spawn: ", " done"),
+    ("<div a='", "'></div>"),
+    ("<div a='", "'>"),
+    ("<div data-config='", '\' class="x">'),
+    ("<div a=", ">"),
+    ("payload=", ""),
+    ("[worker-3] got ", ", retrying"),
+    ('user "bob" sent ', " (2 ms)"),
+    ("{broken ", " tail"),
+    ("(", ")"),
+]
+
+
+@settings(max_examples=80)
+@given(SECRET_KEYS, SECRET_VALUES, st.sampled_from(AROUND))
+def test_an_object_inside_text_reads_as_it_does_alone(
+    key: str, value: object, around: tuple[str, str]
+) -> None:
+    """Nothing of the value is left, and the object is redacted exactly as the whole text
+    it would be alone (one policy), compact or spaced; the text around it stays."""
+    before, after = around
+    document = _documents(key, value)
+    for written in (orjson.dumps(document).decode(), json.dumps(document)):
+        redacted = redact_text(before + written + after)
+        assert "zz" not in redacted, (written, redacted)
+        assert redacted == before + redact_text(written) + after
+
+
+STORED = [
+    '{"command": "gh", "args": ["secret", "set", "TOKEN", "--body", "%s"]}',
+    '{"command":"gh","args":["secret","set","TOKEN","-b","%s"]}',
+    '{"cmd": "gh secret set X --body \\"%s\\"", "rc": 0}',
+    '{"command": "docker", "args": ["login", "-u", "me", "-p", "%s", "ghcr.io"]}',
+    '{"argv": ["kubectl", "create", "secret", "generic", "db", "--from-literal=password=%s"]}',
+    '{"env": {"DB_PASSWORD": "%s"}, "command": "npx"}',
+    '{"mcpServers": {"x": {"command": "npx", "env": {"API_KEY": "%s"}}}}',
+    '{"name": "API_TOKEN", "value": "%s"}',
+]
+
+
+@pytest.mark.parametrize("before", [prefix for prefix, _ in AROUND])
+@pytest.mark.parametrize("shape", STORED)
+def test_a_command_or_setting_in_json_after_a_prefix_is_hidden(shape: str, before: str) -> None:
+    """The reported leak: `{"command": "gh", "args": [...]}` was hidden as whole JSON text
+    and shown after a log's prefix."""
+    written = shape % X
+    redacted = redact_text(before + written + " end")
+    assert X not in redacted
+    assert "s3cret" not in redacted
+    assert redacted == before + redact_text(written) + " end"
+
+
+def test_the_reported_attribute_leak() -> None:
+    """JSON in a single-quoted HTML attribute closed by `>`."""
+    shown = redact_text('<div a=\'{"password":"X1234567"}\'></div>')
+    assert shown == '<div a=\'{"password":"[REDACTED]"}\'></div>'
+
+
+def test_several_objects_and_nested_ones_each_read_once() -> None:
+    text = (
+        'a {"password": "first-secret"} b {"outer": {"token": "second-secret"},'
+        ' "list": [1, {"c": 2}]} c {"not": json} d {"api_key": "third-secret"}'
+    )
+    shown = redact_text(text)
+    for secret in ("first-secret", "second-secret", "third-secret"):
+        assert secret not in shown
+    assert '{"not": json}' in shown
+    assert '"list": [1, {"c": 2}]' in shown
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<div password='%s'>",
+        '<div password="%s">',
+        '<a href="/x" api_key="%s">',
+        "<connection user='bob' password='%s' />",
+        '<input\n  name="x"\n  secret="%s"\n>',
+        '<svc:config client_secret="%s">x</svc:config>',
+        '<div data-token="%s">',
+        '<add key="ApiKey" value="%s"/>',
+        '<input type="password" name="password" value="%s">',
+    ],
+)
+def test_an_attribute_named_as_a_secret_is_hidden_on_any_element(markup: str) -> None:
+    """An element's tag was read whole to its `>`, so its attributes were never read as
+    names: `<div password='X'>` showed `X` (`<password>X</password>` was hidden)."""
+    shown = redact_text(markup % X)
+    assert X not in shown
+    assert "s3cret" not in shown
+    assert shown == markup % "[REDACTED]"
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        '<input type="password" name="pw" class="password-field">',
+        '<div class="token-list" id="tokens">x</div>',
+        '<password type="text">[REDACTED]</password>',
+        "<a href='https://example.com/docs/secrets'>docs</a>",
+    ],
+)
+def test_attributes_that_hold_no_secret_stay(markup: str) -> None:
+    assert redact_text(markup) == markup
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        '{"a": ' * 100_000,
+        '{"a": 1} ' * 50_000,
+        'x {"a": [' * 60_000,
+        '{"a": {"b": x}} ' * 40_000,
+        "<div a='" + '{"k": "v", ' * 60_000,
+        "<div " + "password='x' " * 50_000 + ">",
+    ],
+)
+def test_many_objects_or_openings_take_linear_time(hostile: str) -> None:
+    assert finished(partial(redact_text, hostile))
