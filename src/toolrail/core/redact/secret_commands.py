@@ -13,7 +13,8 @@ name a store, and the store says which of its arguments are the value:
 - `assigned`: an operand `KEY=VALUE` is one, the key kept (`STRIPE=X`, `api=X`);
 - `positional`: an operand after the first, the name, is the value (`API X`); with
   `named_secret`, only when the name, or a key path's last part, names a secret (`setx
-  DB_PASSWORD X`, `consul kv put config/db/password X`; `setx PATH C:\\bin` stays);
+  DB_PASSWORD X`, `consul kv put config/db/password X`; `setx PATH C:\\bin` stays), or
+  a flag of the store's marks it one (`marked`: `pulumi config set --secret K X`);
 - `piped`: the value is given on the input, so what `echo`, `printf` or PowerShell's
   `Write-Output` writes into the pipeline (`echo -n X | gh secret set NAME`, through `| tr
   -d '\\n' |` too), a string alone opening a command (PowerShell's `'X' | gh secret set N`),
@@ -68,12 +69,14 @@ class _Store:
     files: str = ""
     options: frozenset[str] = frozenset()
     named_secret: bool = False
+    marked: str = ""
     slashes: bool = False
 
 
 _FROM_INPUT = _Store(piped=True)
 _ASSIGNED = _Store(assigned=True)
 _LOGIN = _Store(flags=frozenset({"-p", "--password"}), piped=True)
+_ENV_VALUE = _Store(positional=True, piped=True)  # a platform's variable, as `heroku`'s
 _STORES: dict[str, dict[tuple[str, ...], _Store]] = {
     "gh": {("secret", "set"): _Store(flags=frozenset({"--body", "-b"}), piped=True)},
     "fly": {("secrets", "set"): _ASSIGNED, ("secrets", "import"): _FROM_INPUT},
@@ -103,6 +106,36 @@ _STORES: dict[str, dict[tuple[str, ...], _Store]] = {
     "gcloud": {("secrets", "create"): _FROM_INPUT, ("secrets", "versions", "add"): _FROM_INPUT},
     "docker": {("secret", "create"): _FROM_INPUT, ("login",): _LOGIN},
     "podman": {("login",): _LOGIN},
+    "nerdctl": {("login",): _LOGIN},
+    "buildah": {("login",): _LOGIN},
+    "skopeo": {("login",): _LOGIN},
+    "oras": {("login",): _LOGIN},
+    "crane": {("auth", "login"): _LOGIN},
+    "helm": {("registry", "login"): _LOGIN},
+    "glab": {
+        ("variable", "set"): _Store(
+            flags=frozenset({"--value", "-v"}),
+            positional=True,
+            piped=True,
+            options=frozenset({"--scope", "-s", "--type", "-t", "--group", "-g", "--repo", "-R"})
+            | frozenset({"--description", "-d", "--environment-scope"}),
+        )
+    },
+    "netlify": {
+        ("env:set",): _Store(
+            positional=True, options=frozenset({"--context", "--scope", "--filter"})
+        )
+    },
+    "vercel": {("env", "add"): _FROM_INPUT},  # (its name, environment and branch: no value)
+    "railway": {("variables",): _Store(literals=frozenset({"--set"}))},
+    "pulumi": {
+        ("config", "set"): _Store(
+            positional=True,
+            named_secret=True,
+            marked="--secret",
+            options=frozenset({"--stack", "-s", "--config-file", "--cwd", "-C"}),
+        )
+    },
     "wrangler": {("secret", "put"): _FROM_INPUT},
     # a value stored under a name: a secret when the name (a key path's last part) names one
     "setx": {(): _Store(positional=True, named_secret=True, slashes=True)},
@@ -144,6 +177,11 @@ def _may_store(text: str) -> bool:
         or "setx" in text
         or "consul" in text
         or "etcdctl" in text
+        or "glab" in text
+        or "netlify" in text
+        or "vercel" in text
+        or "railway" in text
+        or "pulumi" in text
     )
 
 
@@ -217,6 +255,7 @@ def _value_offsets(items: Sequence[str | None], start: int, store: _Store) -> di
     next_value: int | None = None
     named = False  # an operand not `KEY=VALUE`, the name, came (`positional`)
     secret = not store.named_secret  # the name names a secret (`named_secret`)
+    operands: list[int] = []  # the operands after the name (`positional`)
     skip = False  # the item is an option's value (`options`, a slash's: `/S host`)
     for at in range(start, len(items)):
         item = items[at]
@@ -227,7 +266,7 @@ def _value_offsets(items: Sequence[str | None], start: int, store: _Store) -> di
             next_value = None
         elif item is None:  # (a number, ...: no flag, no key)
             if store.positional and named:
-                found[at] = 0
+                operands.append(at)
             named = True
         elif store.slashes and len(item) == 2 and item[0] == "/" and item[1].isalpha():
             if item[1] in "Pp":  # `/P password`
@@ -236,7 +275,9 @@ def _value_offsets(items: Sequence[str | None], start: int, store: _Store) -> di
                 skip = item[1] not in "Mm"
         elif item.startswith("-") and len(item) > 1:
             flag, equals, value = item.partition("=")
-            if flag in store.options:
+            if flag == store.marked:
+                secret = True
+            elif flag in store.options:
                 skip = not equals
             elif flag in store.flags:
                 if equals:
@@ -251,14 +292,17 @@ def _value_offsets(items: Sequence[str | None], start: int, store: _Store) -> di
             elif len(flag) > 2 and flag[1] != "-" and flag[:2] in store.flags:  # `-bX`
                 found[at] = 2
         elif store.positional and named:  # after the name, whatever it is (`API a=b`)
-            if secret:
-                found[at] = 0
+            operands.append(at)
         elif store.assigned and "=" in item:
             found[at] = item.index("=") + 1
         else:
             named = True
             if store.named_secret:
-                secret = is_secret_key(item.replace("\\", "/").rstrip("/").rpartition("/")[2])
+                secret = secret or is_secret_key(
+                    item.replace("\\", "/").rstrip("/").rpartition("/")[2]
+                )
+    if secret:  # (known once every argument is read: a marking flag may come last)
+        found.update(dict.fromkeys(operands, 0))
     return {
         at: offset
         for at, offset in found.items()
@@ -566,8 +610,8 @@ def _no_value(word: str, offset: int) -> bool:
 
 
 _BRACKETED = re.compile(r"\[(?:[a-z]++(?:-[a-z]++)*+\]|[A-Z]++(?:_[A-Z]++)*+\]?)")
-_ANY_METAVAR = re.compile(r"\[?+(?:[A-Z]++(?:[_-][A-Z]++)*+\d?+|<[\w .:-]{1,64}+>)")
-_ANGLE_PLACEHOLDER = re.compile(r"<[\w .:-]{1,64}+>")
+_ANY_METAVAR = re.compile(r"\[?+(?:[A-Z]++(?:[_-][A-Z]++)*+\d?+|<[A-Za-z_][\w .:-]{0,63}+>)")
+_ANGLE_PLACEHOLDER = re.compile(r"<[A-Za-z_][\w .:-]{0,63}+>")  # (a word: `<000000>` is a value)
 _METAVAR = re.compile(r"(?:[A-Z]++[_-])*+(?P<last>[A-Z]++)\d?+")
 _METAVAR_WORDS = frozenset(
     {"VALUE", "VAL", "SECRET", "TOKEN", "PASSWORD", "DATA", "TEXT", "STRING", "BODY"}
