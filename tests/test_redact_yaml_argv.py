@@ -146,3 +146,38 @@ def test_a_long_yaml_list_is_read_in_linear_time() -> None:
     for text in texts:
         done = finished(lambda: redact_text(text))  # noqa: B023 (called at once)
         assert done, text[:40]
+
+
+FLOW_STORES = [
+    "args: [gh, secret, set, N, --body, {v}]",
+    "command: [docker, login, -u, me, -p, {v}, reg.io]",
+    "args: [ gh , secret , set , N , -b , {v} ]",
+    "  - [fly, secrets, set, STRIPE={v}]",
+    "args: [gh, secret, set, N, --body, {v}",  # cut off
+    'args: [gh, secret, set, N, --body, "{v}", --repo, o/r]',
+]
+
+
+@pytest.mark.parametrize("shape", FLOW_STORES)
+def test_a_store_written_as_a_yaml_flow_list_hides_the_value(shape: str) -> None:
+    """A flow list's items need no quotes, so a store's argv written so showed its value."""
+    assert redact_text(shape.format(v="Zq-hunter2")) == shape.format(v=REDACTED)
+
+
+@given(VALUE)
+def test_any_value_in_a_flow_list_store_is_hidden(value: str) -> None:
+    for shape in FLOW_STORES:
+        assert value not in redact_text(shape.format(v=value))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["x = [gh, secret, list]", "[gh, secret, set, N]", "deps: [docker, login-helper, -p, x]"],
+)
+def test_a_flow_list_storing_no_value_stays(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_many_flow_list_programs_take_linear_time() -> None:
+    assert finished(lambda: redact_text("[gh, secret, set, N, " * 40_000))
+    assert finished(lambda: redact_text("[docker, login " + " " * 200_000 + "x"))

@@ -558,6 +558,10 @@ def _stored_secrets(text: str, held: list[str]) -> str:
             listed = _listed_store(text, program, held, hidden)
             at = done = max(at, listed)
             continue
+        if _bare_listed(text, program.start()) and _BARE_NEXT.match(text, at):
+            listed = _listed_store(text, program, held, hidden, bare=True)
+            at = done = max(at, listed)
+            continue
         words = _Words(text, at)
         items: list[str | None] = [program.group()]
         store, first = _store_at(items, 0, functools.partial(words.more, items))
@@ -753,25 +757,44 @@ def _here_documents(
 _LIST_ITEM = re.compile(
     r"""\s{0,64}+,\s{0,64}+(?:"((?:[^"\\\n]++|\\.)*+)"?|'((?:[^'\\\n]++|\\.)*+)'?)"""
 )
+# a YAML flow list's items need no quotes (`args: [gh, secret, set, N, --body, X]`): its
+# program opens it, or follows an item, and an item follows; an item is quoted, or a run
+# to its `,` or `]` (its trailing spaces not in it)
+_BARE_NEXT = re.compile(r"[ \t]*+,")
+_BARE_ITEM = re.compile(_LIST_ITEM.pattern[:-1] + r"|([^\s,\[\]\"'](?:[^,\[\]\n]*[^\s,\[\]])?))")
+
+
+def _bare_listed(text: str, start: int) -> bool:
+    """Whether the word at `start` is an item of a YAML flow list: after its `[` or an
+    item's `,` (spaces between)."""
+    before = text[max(0, start - 64) : start].rstrip(" \t")
+    return before.endswith(("[", ","))
 
 
 def _listed_store(
-    text: str, program: re.Match[str], held: list[str], hidden: list[tuple[int, int, str]]
+    text: str,
+    program: re.Match[str],
+    held: list[str],
+    hidden: list[tuple[int, int, str]],
+    *,
+    bare: bool = False,
 ) -> int:
-    """A store's argv written out as a list whose item `program` is: its values hidden in
-    their items (a held string's in `held`). Returns where what was read of the list ends."""
+    """A store's argv written out as a list whose item `program` is (quoted, or `bare`, a
+    YAML flow list's): its values hidden in their items (a held string's in `held`).
+    Returns where what was read of the list ends."""
     spans = [program.span()]
     items: list[str | None] = [program.group()]
     holding: dict[int, int] = {}  # an item's index: the held string's it is
-    at = program.end() + 1
+    at = program.end() + (0 if bare else 1)
+    listed = _BARE_ITEM if bare else _LIST_ITEM
 
     def more() -> bool:
         """Whether one more item was read onto `items` (none after one cut off)."""
         nonlocal at
-        item = _LIST_ITEM.match(text, at)
-        if item is None or (spans[-1][1] == at and len(spans) > 1):
+        item = listed.match(text, at)
+        if item is None or (spans[-1][1] == at and len(spans) > 1 and not bare):
             return False
-        group = 1 if item.start(1) >= 0 else 2
+        group = item.lastindex or 0
         content = item.group(group)
         # (a NUL in the text as it came: nothing was held out, `"\x000\x00"` is its own)
         if group == 1 and held and (index := _HELD.fullmatch(f'"{content}"')) is not None:
