@@ -122,7 +122,14 @@ def _redact_assignments(text: str) -> str:
             and separator[:1] != "'"
             and text[name.start("name") - 1 : name.start("name")] == "'"
         ):
-            continue  # `['CREDENTIAL=']` (a field's path), `'password=' + pw`: so too
+            # `['CREDENTIAL=']` (a field's path), `'password=' + pw`: so too; but a value
+            # joined on by the shell (`-d 'password='X`, `'token='"X"`) is the value
+            start += 1
+            if not _JOINED.match(text, start) or text.startswith(REDACTED, start):
+                continue
+            if text.startswith("$'", start) and _closes_on_its_line(text, start + 2, "'"):
+                start += 1
+            opening = text[start : start + 1]
         # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
         named = separator[:2] if separator.startswith("\\") else separator[:1]
         named = named if named in ('"', "'", *_ESCAPED_QUOTES) else ""
@@ -147,7 +154,7 @@ def _redact_assignments(text: str) -> str:
             closed = value.group(value.lastindex) if value.lastindex is not None else ""
             if value.end() - start == len(quote) + len(closed):
                 continue  # no value, or an empty one (as `redact` keeps "")
-            if not closed and text.startswith(REDACTED, start + len(quote)):
+            if not closed and text.startswith(f"{REDACTED}:", start + len(quote)):
                 continue  # hidden already, a quote left open (`['k='[REDACTED]: ...`)
             end = value.end()
         elif value := _BARE_VALUE.match(text, start):
@@ -165,6 +172,7 @@ def _redact_assignments(text: str) -> str:
 
 
 _NO_VALUE = frozenset({"null", "None"})
+_JOINED = re.compile(r"[^\s\]\[,;:)}+|&<>#.]")  # what a shell joins onto a closed quote
 
 
 # a YAML block scalar's header (`|`, `>-`, `|+2`), after an anchor or a tag, or nothing,
