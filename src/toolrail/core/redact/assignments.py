@@ -164,6 +164,8 @@ def _redact_assignments(text: str) -> str:
             end, closed = value.end(), quote
             if "\x1b" in value.group():  # `x\x1b[0m`: the colour is reset
                 end = _codes_start(text, start, end)
+            if ">" in value.group() and _in_a_tag(text, name.start()):
+                end = _attribute_end(text, start, end)  # `<div token=X>...`
         else:
             continue
         parts += (text[done:start], quote, REDACTED, closed)
@@ -172,6 +174,25 @@ def _redact_assignments(text: str) -> str:
 
 
 _NO_VALUE = frozenset({"null", "None"})
+_TAG_OPENING = re.compile(r"<[A-Za-z_][\w.:-]{0,63}+\s")
+
+
+def _in_a_tag(text: str, at: int) -> bool:
+    """Whether `at` is within an element's tag, among its attributes (`<a href=x token=`)."""
+    opening = text.rfind("<", max(0, at - 1024), at)
+    return (
+        opening >= 0
+        and text.find(">", opening, at) < 0
+        and _TAG_OPENING.match(text, opening) is not None
+    )
+
+
+def _attribute_end(text: str, start: int, end: int) -> int:
+    """Where an unquoted attribute's value from `start` ends: at its tag's `>` (or `/>`)."""
+    closing = text.find(">", start, end)
+    return closing - 1 if text[closing - 1] == "/" and closing - 1 > start else closing
+
+
 _JOINED = re.compile(r"[^\s\]\[,;:)}+|&<>#.]")  # what a shell joins onto a closed quote
 
 

@@ -4,6 +4,7 @@ it was."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -14,7 +15,6 @@ from toolrail.core import redact as _policy  # called back: the policy recurses
 from toolrail.core.redact.markers import TOO_DEEP
 
 _JSON_OPENING = re.compile(r"\s*+[\[{\"]")
-_INDENT_OF = re.compile(r"\n([ \t]++)\S")
 _SEPARATOR = re.compile(r'"(?:[^"\\]++|\\.)*+"|[,:]( ?)')  # the first `,` or `:` not in a string
 
 
@@ -68,10 +68,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _redacted_json(text: str) -> str | None:
     """JSON text (a document whole) redacted as `redact` redacts its data, and written as
-    it was (indented or not, ASCII or not, each number as it was spelt) if anything goes:
-    text and data agree by construction, JSON text held in its strings (at any depth) is
-    read as JSON, and JSON stays JSON. None for the passes to read it as text: not JSON, or
-    nesting deeper than `redact` (or the stack) goes."""
+    it was: only what the data hides is written anew, in place (`_InPlace`), so spacing,
+    escapes and each number's spelling stay. Text and data agree by construction, JSON
+    text held in its strings (at any depth) is read as JSON, and JSON stays JSON. None for
+    the passes to read it as text: not JSON, or nesting deeper than `redact` (or the stack)
+    goes."""
     escaped_surrogate = "\\ud" in text or "\\uD" in text
     try:
         orjson.loads(text)  # fails fast on what is not JSON
@@ -84,53 +85,152 @@ def _redacted_json(text: str) -> str | None:
             text, parse_float=_Number, parse_int=_Number, object_pairs_hook=written.read_object
         )
         shown = _policy.redact(data)  # (not `redacts_nothing` first: JSON text nested in it, read
-    except (ValueError, RecursionError):  # twice at each depth, would cost twice at each)
+        if shown == data:  # twice at each depth, would cost twice at each)
+            return text
+        rewritten = _InPlace(text, written).rewrite(data, shown)
+    except (ValueError, RecursionError):
         return None
-    if shown == data:
-        return text
-    indent = _INDENT_OF.search(text) if "\n" in text.strip() else None
-    separator = next((found for found in _SEPARATOR.finditer(text) if found[1] is not None), None)
-    spaced = indent is not None or (separator is not None and separator[1] == " ")  # json.dumps
-    dumped = json.dumps(
-        shown,
-        ensure_ascii=text.isascii() or escaped_surrogate,  # a lone surrogate stays escaped
-        indent=indent.group(1) if indent else None,
-        separators=(", " if indent is None else ",", ": ") if spaced else (",", ":"),
-        default=written.number,
-    )
-    if TOO_DEEP in dumped and TOO_DEEP not in text:
+    if TOO_DEEP in rewritten and TOO_DEEP not in text:
         return None  # deeper than `redact` goes: the passes read it as text
-    dumped = written.restored(dumped)
-    if "\\/" in text and "/" not in text.replace("\\/", ""):  # PHP's `json_encode`: `\/`
-        dumped = dumped.replace("/", "\\/")  # (a `/` is only ever in a string)
-    stripped = text.strip()
-    start = text.index(stripped[0])
-    return text[:start] + dumped + text[start + len(stripped) :]
+    return rewritten
+
+
+_SPACE = re.compile(r"[ \t\n\r]*+")
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"')
+_SCALAR = re.compile(r"[-+.\deE]++|true|false|null|NaN|-?Infinity")
+_NESTED = re.compile(r'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
+
+
+class _InPlace:
+    """JSON text with the values its redacted data changed written anew where they stand,
+    read alongside the data: a mapping or list the redaction kept the shape of is gone into,
+    member by member; any other changed value (a string, a number hidden, a whole list
+    hidden) is written in its place, in the text's own escaping (ASCII if the text is, `\\/`
+    if the text writes it); what did not change is copied as it is."""
+
+    def __init__(self, text: str, written: _AsWritten) -> None:
+        self.text = text
+        self.written = written
+        self.parts: list[str] = []
+        self.done = 0  # the text up to here is in `parts` or replaced
+
+    def rewrite(self, data: object, shown: object) -> str:
+        self.value(_spaces_end(self.text, 0), data, shown)
+        return "".join(self.parts) + self.text[self.done :]
+
+    def value(self, at: int, data: object, shown: object) -> int:
+        """Where the value at `at` (`data`, redacted as `shown`) ends, written as it shows."""
+        text = self.text
+        if shown is data or shown == data:
+            return self.end(at)
+        opening = text[at]
+        if opening == "{" and type(data) is dict and type(shown) is dict and [*data] == [*shown]:
+            return self.members(at, [*data.values()], [*shown.values()], "}", keyed=True)
+        if (
+            opening == "["
+            and type(data) is list
+            and type(shown) is list
+            and len(data) == len(shown)
+        ):
+            return self.members(at, data, shown, "]", keyed=False)
+        end = self.end(at)
+        self.parts += (text[self.done : at], self.dumped(shown, text[at:end]))
+        self.done = end
+        return end
+
+    def members(
+        self, at: int, data: list[object], shown: list[object], closing: str, *, keyed: bool
+    ) -> int:
+        text = self.text
+        at += 1
+        for item, shown_item in zip(data, shown, strict=True):
+            at = _spaces_end(text, at)
+            if keyed:  # the key, and its `:`
+                key = _STRING.match(text, at)
+                if key is None:
+                    raise ValueError("not the JSON text the data was read from")
+                at = _spaces_end(text, _spaces_end(text, key.end()) + 1)
+            at = _spaces_end(text, self.value(at, item, shown_item))
+            if text.startswith(",", at):
+                at += 1
+        at = _spaces_end(text, at)
+        if not text.startswith(closing, at):
+            raise ValueError("not the JSON text the data was read from")
+        return at + 1
+
+    def end(self, at: int) -> int:
+        """Where the value at `at` ends."""
+        text = self.text
+        opening = text[at]
+        if opening == '"':
+            found = _STRING.match(text, at)
+        elif opening == "{" or opening == "[":
+            depth = 0
+            for token in _NESTED.finditer(text, at):
+                bracket = token.group()
+                if bracket == "{" or bracket == "[":
+                    depth += 1
+                elif bracket == "}" or bracket == "]":
+                    depth -= 1
+                    if depth == 0:
+                        return token.end()
+            raise ValueError("not the JSON text the data was read from")
+        else:
+            found = _SCALAR.match(text, at)
+        if found is None:
+            raise ValueError("not the JSON text the data was read from")
+        return found.end()
+
+    def dumped(self, shown: object, was: str) -> str:
+        """`shown` as JSON text where `was` was written: in its escaping, and spaced as the
+        text is (a list or a mapping hidden in part but reshaped)."""
+        dumped = json.dumps(
+            shown,
+            ensure_ascii=was.isascii(),
+            separators=self.separators if isinstance(shown, dict | list) else None,
+            default=self.written.number,
+        )
+        dumped = self.written.restored(dumped)
+        if "\\/" in was:  # PHP's `json_encode`: `\/` (a `/` is only ever in a string)
+            dumped = dumped.replace("/", "\\/")
+        return dumped
+
+    @functools.cached_property
+    def separators(self) -> tuple[str, str]:
+        """`json.dumps`'s separators as the text writes its first `,` or `:`."""
+        found = (found for found in _SEPARATOR.finditer(self.text) if found[1] is not None)
+        spaced = next(found, None)
+        return (", ", ": ") if spaced is not None and spaced[1] == " " else (",", ":")
+
+
+def _spaces_end(text: str, at: int) -> int:
+    """Where the spaces JSON allows from `at` on end."""
+    found = _SPACE.match(text, at)
+    return found.end() if found is not None else at
 
 
 # an object of JSON text inside other text (after a log's prefix, in an attribute): its
 # opening, and what a scan for its closing bracket reads (JSON's strings whole)
-_OBJECT_OPENING = re.compile(r'\{[ \t]*+"')
+_OBJECT_OPENING = re.compile(r'\{\s*+"')
 _BRACKETED = re.compile(r'"(?:[^"\\\n]++|\\[^\n])*+"?|[\[\]{}]')
-_HELD_OBJECT = re.compile(r'"\0\0(\d++)\0"')  # an object `_embedded_json` held out
+_HELD_OBJECT = re.compile(r'\{"\0\0(\d++)\0"\}')  # an object `_embedded_json` held out
 
 
 def _embedded_json(text: str) -> tuple[str, list[str]]:
     """Each object of JSON text written inside other text (`INFO spawn {"command": ...}`,
     `<div data='{...}'>`) redacted as `_redacted_json` redacts a document, so it reads
-    there as it would alone: as data. Those that change are held out of the text for the
-    other passes (each is left a placeholder, a short string no pass reads), which would
-    read their redaction again as text. Brackets are matched in one scan; an object that
-    is not JSON is left to the passes, and nothing inside it is parsed again. Returns the
-    text and the objects held."""
+    there as it would alone: as data. Each is then held out of the text for the other
+    passes, which would read it again as text (at each depth of JSON held in its strings:
+    twice per depth is exponential), and left a placeholder, `{"\0\0N\0"}`: an object, so
+    a pass hiding a value that is one hides it as one. An object that is not JSON is left
+    to the passes. Returns the text and the objects held."""
     parts: list[str] = []
     held: list[str] = []
     done = 0
     for start, end in _outermost_objects(text):
-        written = text[start:end]
-        shown = _redacted_json(written)
-        if shown is not None and shown != written:
-            parts += (text[done:start], f'"\0\0{len(held)}\0"')
+        shown = _redacted_json(text[start:end])
+        if shown is not None:
+            parts += (text[done:start], f'{{"\0\0{len(held)}\0"}}')
             held.append(shown)
             done = end
     return ("".join(parts) + text[done:] if held else text), held
@@ -138,20 +238,30 @@ def _embedded_json(text: str) -> tuple[str, list[str]]:
 
 def _outermost_objects(text: str) -> list[tuple[int, int]]:
     """Where each object opening `{"` in the text starts and ends, outside any other such
-    object: brackets matched once, left to right (one never closed is no object)."""
-    opened: list[int] = []
-    closed: list[tuple[int, int]] = []  # (inner ones close first)
-    for token in _BRACKETED.finditer(text):
-        bracket = text[token.start()]
-        if bracket == "{" or bracket == "[":
-            opened.append(token.start())
-        elif (bracket == "}" or bracket == "]") and opened:
-            start = opened.pop()
-            if bracket == "}" and _OBJECT_OPENING.match(text, start):
-                while closed and closed[-1][0] > start:
-                    closed.pop()  # inside this one
-                closed.append((start, token.end()))
-    return closed
+    object. Brackets are matched from each opening outside the last one read, so quotes in
+    the text between them (`12" screen {...}`) are not read; one never closed is no object,
+    and each character is read once."""
+    found: list[tuple[int, int]] = []
+    at = 0
+    while (opening := _OBJECT_OPENING.search(text, at)) is not None:
+        opened: list[int] = []
+        inner: list[tuple[int, int]] = []  # (inner ones close first)
+        at = len(text)  # (never closed: read to the end)
+        for token in _BRACKETED.finditer(text, opening.start()):
+            bracket = text[token.start()]
+            if bracket == "{" or bracket == "[":
+                opened.append(token.start())
+            elif bracket == "}" or bracket == "]":
+                start = opened.pop()
+                if bracket == "}" and _OBJECT_OPENING.match(text, start):
+                    while inner and inner[-1][0] > start:
+                        inner.pop()  # inside this one
+                    inner.append((start, token.end()))
+                if not opened:
+                    at = token.end()
+                    break
+        found += inner
+    return found
 
 
 def _objects_restored(text: str, held: list[str]) -> str:
