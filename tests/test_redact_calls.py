@@ -23,6 +23,14 @@ HIDDEN = [
     f'ENV.store("STRIPE_SECRET_KEY", "{X}")',
     f'System.setProperty("db.password", "{X}");',
     f'os.getenv("DB_PASSWORD", "{X}")',  # a default is a password too
+    # as a formatter spreads them, spaced, prefixed, after a section's name (a review)
+    f'setenv("API_KEY",\n    "{X}")',
+    f'os.environ.setdefault(\n    "DB_PASSWORD",\n    "{X}",\n)',
+    f'setenv ("API_KEY", "{X}")',
+    f'os.environ.setdefault("API_KEY", f"{X}")',
+    f'Environment.SetEnvironmentVariable("API_KEY", $"{X}");',
+    f"config.set('db', 'password', '{X}')",
+    f"parser.set('auth', 'api_key', r'{X}')",
 ]
 
 
@@ -47,6 +55,14 @@ STAYS = [
     'foo("user", "bob")',
     'send("password" , 3)',
     "SetEnvironmentVariable($name, $value)",
+    # the second string is no value: a replacement, a pattern, a translation, a message
+    's.replace("password", "passphrase")',
+    're.sub("token", "***", line)',
+    't("password", "Enter your password")',
+    '_("password", "Password")',
+    'KeyError("token", "not found in response")',
+    'raise ConfigException("secret", "is missing")',
+    'text.split("token", "x")',
 ]
 
 

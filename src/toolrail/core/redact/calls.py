@@ -1,9 +1,13 @@
 """A call setting a secret by its name, then its value: `setenv("API_KEY", "X")`,
 `[Environment]::SetEnvironmentVariable('DB_PASSWORD', 'X', 'User')`,
-`os.environ.setdefault("DB_PASSWORD", "X")`. The name is the call's first argument, a
-string naming a secret (`is_secret_key`), and the value its second, a string: hidden whole,
-its quotes kept (not closed on its line, cut off: to the line's end). Only a call's (after
-a name and `(`): a tuple of names (`("username", "password", "email")`) sets nothing."""
+`os.environ.setdefault("DB_PASSWORD", "X")`, `config.set("db", "password", "X")`. The name
+is the call's first argument (or its second, after a section's), a string naming a secret
+(`is_secret_key`), and the value the next, a string (prefixed too: `f"..."`, `$"..."`):
+hidden whole, its quotes kept (not closed on its line, cut off: to the line's end). The
+arguments may be spread over lines, as a formatter writes them. Only a call's (after a
+name and `(`): a tuple of names (`("username", "password", "email")`) sets nothing, nor do
+calls whose second argument is no value (`s.replace("password", "passphrase")`,
+`re.sub("token", "***", line)`, `_("password", "Enter your password")`)."""
 
 from __future__ import annotations
 
@@ -13,9 +17,19 @@ from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import is_secret_key
 
 _NAME_THEN_VALUE = re.compile(
-    r"(?<=[\w\]]\()[ \t]*+(?P<quote>[\"'])(?P<name>[A-Za-z0-9_.:-]{1,128}+)(?P=quote)"
-    r"[ \t]*+,[ \t]*+(?P<open>[\"'])"
+    r"(?P<callee>[\w\]]{1,64}+)[ \t]?+\(\s{0,64}+"
+    # (three strings: the first may be a section's name, `config.set("db", "password", X)`)
+    r"(?:(?P<section>[\"'][\w .:/-]{0,64}+[\"'])\s{0,64}+,\s{0,64}+"
+    r"(?=[\"'][A-Za-z0-9_.:-]{1,128}+[\"']\s*+,))?"
+    r"(?P<quote>[\"'])(?P<name>[A-Za-z0-9_.:-]{1,128}+)(?P=quote)"
+    r"[ \t]*+,\s{0,64}+[frbuFRBU$@]{0,2}+(?P<open>[\"'])"
     r"(?P<value>(?:(?!(?P=open))[^\\\n]|\\[^\n]){0,65536}+)(?P<close>(?P=open))?+"
+)
+# what is called with a secret's name and something that is no value: a string's
+# replacement or pattern, a translation's text, an error's message
+_NO_SETTER = frozenset(
+    {"replace", "sub", "subn", "split", "rsplit", "partition", "startswith", "endswith"}
+    | {"find", "index", "count", "strip", "translate", "_", "t", "gettext", "ngettext"}
 )
 
 
@@ -25,7 +39,17 @@ def _named_then_valued(text: str) -> str:
 
 
 def _hidden(found: re.Match[str]) -> str:
-    if not found.group("value") or not is_secret_key(found.group("name")):
+    callee = found.group("callee").rpartition(".")[2]
+    if callee in _NO_SETTER or callee.endswith(("Error", "Exception")):
         return found.group()
-    kept = found.group()[: found.start("value") - found.start()]
-    return kept + REDACTED + (found.group("close") or "")
+    section = found.group("section")
+    if section is not None and callee.lower() != "set":  # no section: the first is the name
+        value = (found.start("name"), found.end("name"))
+        if not is_secret_key(section[1:-1]) or value[0] == value[1]:
+            return found.group()
+    else:
+        value = (found.start("value"), found.end("value"))
+        if value[0] == value[1] or not is_secret_key(found.group("name")):
+            return found.group()
+    text, start = found.string, found.start()
+    return text[start : value[0]] + REDACTED + text[value[1] : found.end()]
