@@ -34,7 +34,7 @@ def test_a_value_joined_onto_the_names_closing_quote_is_hidden(text: str, shown:
         f"password='ghp_0123456789abcdefghijABCDEFGHIJ012345 {X}",
         f"token='Bearer {X} extra",
         f"password='{R}{X}",
-        f"password=\"ghp_0123456789abcdefghijABCDEFGHIJ012345 {X}",
+        f'password="ghp_0123456789abcdefghijABCDEFGHIJ012345 {X}',
     ],
 )
 def test_the_rest_of_an_open_value_whose_start_was_hidden_goes_too(text: str) -> None:
