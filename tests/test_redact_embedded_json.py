@@ -218,3 +218,26 @@ def test_json_text_nested_in_objects_in_text_takes_linear_time() -> None:
 def test_an_unquoted_attributes_value_ends_at_its_tags_end(markup: str, shown: str) -> None:
     """Read as a name in any element, an unquoted value ran on past `>` (a review)."""
     assert redact_text(markup % X) == shown
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "INFO spawn {'command': 'gh', 'args': ['secret', 'set', 'T', '--body', '%s']}",
+        'INFO {"command": "gh", "args": ["secret", "set", "T", "--body", "%s',  # cut off
+        "{'command': '/usr/bin/docker', 'args': ['login', '-p', '%s', 'r.io'], 'env': {}}",
+        "spawn(command='gh', argv=None) {'argv': ['x']} {'command': 'gh', 'argv': "
+        "['secret', 'set', 'N', '-b', '%s']}",
+    ],
+)
+def test_a_program_apart_from_its_arguments_as_a_repr_or_cut_off_hides_the_value(
+    shape: str,
+) -> None:
+    """A repr (`logger.info("%s", config)`) or a preview is not JSON: the store is read
+    from the program's string to the list after it (a review)."""
+    assert redact_text(shape % X) == shape % "[REDACTED]"
+
+
+def test_a_program_apart_from_arguments_storing_nothing_stays() -> None:
+    for text in ("{'command': 'gh', 'args': ['secret', 'list']}", "{'command': 'gh', 'cwd': '/'}"):
+        assert redact_text(text) == text

@@ -117,7 +117,7 @@ def test_any_quoted_value_is_hidden_with_its_quotes(shape: str, value: str) -> N
     assert f"'{R}'" in redacted
 
 
-@pytest.mark.parametrize("value", ["<000000>", "<1234 5678>", "<9-9-9>"])
+@pytest.mark.parametrize("value", ["<000000>", "<1234 5678>", "<9-9-9>", "<A00000>", "<a1b2c3>"])
 def test_angle_brackets_around_no_word_are_a_value_not_a_placeholder(value: str) -> None:
     """A placeholder names what goes there (`<value>`, `<your-token>`); digits in angle
     brackets are a value (a hypothesis example showed `<000000>`)."""

@@ -6,6 +6,7 @@ so no other pass hides the value. Names, keys, flags and paths stay."""
 from __future__ import annotations
 
 import json
+import re
 import string
 
 import pytest
@@ -328,6 +329,7 @@ def _kept(shape: str, value: str) -> None:
     assume(value not in shape and value not in REDACTED and "hunter" not in value)
     # (a placeholder in a usage line is no value: `[flags]`, `[DATA`, `K=V...`)
     assume(not value.endswith(("...", "...]", "…")) and not value.startswith("["))
+    assume(re.fullmatch(r"<[A-Za-z_][A-Za-z_ .:-]*\d?>", value) is None)  # `<value>`
 
 
 @settings(max_examples=300, deadline=None)

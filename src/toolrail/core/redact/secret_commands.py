@@ -614,8 +614,11 @@ def _no_value(word: str, offset: int) -> bool:
 
 
 _BRACKETED = re.compile(r"\[(?:[a-z]++(?:-[a-z]++)*+\]|[A-Z]++(?:_[A-Z]++)*+\]?)")
-_ANY_METAVAR = re.compile(r"\[?+(?:[A-Z]++(?:[_-][A-Z]++)*+\d?+|<[A-Za-z_][\w .:-]{0,63}+>)")
-_ANGLE_PLACEHOLDER = re.compile(r"<[A-Za-z_][\w .:-]{0,63}+>")  # (a word: `<000000>` is a value)
+# (words, a digit at most after them: `<000000>` and `<A00000>` are values)
+_ANGLE_PLACEHOLDER = re.compile(r"<[A-Za-z_][A-Za-z_ .:-]{0,63}+\d?+>")
+_ANY_METAVAR = re.compile(
+    r"\[?+(?:[A-Z]++(?:[_-][A-Z]++)*+\d?+|" + _ANGLE_PLACEHOLDER.pattern + ")"
+)
 _METAVAR = re.compile(r"(?:[A-Z]++[_-])*+(?P<last>[A-Z]++)\d?+")
 _METAVAR_WORDS = frozenset(
     {"VALUE", "VAL", "SECRET", "TOKEN", "PASSWORD", "DATA", "TEXT", "STRING", "BODY"}
@@ -757,6 +760,11 @@ def _here_documents(
 _LIST_ITEM = re.compile(
     r"""\s{0,64}+,\s{0,64}+(?:"((?:[^"\\\n]++|\\.)*+)"?|'((?:[^'\\\n]++|\\.)*+)'?)"""
 )
+# a program's arguments given apart, after it (`"command": "gh", "args": [`), to the first
+_ARGUMENTS_APART = re.compile(
+    r"""\s{0,64}+,\s{0,64}+(["'])(?:args|argv|arguments)\1\s{0,64}+:\s{0,64}+\[(?=\s{0,64}+["'])"""
+)
+_FIRST_ITEM = re.compile(_LIST_ITEM.pattern.replace(r"\s{0,64}+,", "", 1))
 # a YAML flow list's items need no quotes (`args: [gh, secret, set, N, --body, X]`): its
 # program opens it, or follows an item, and an item follows; an item is quoted, or a run
 # to its `,` or `]` (its trailing spaces not in it)
@@ -780,17 +788,20 @@ def _listed_store(
     bare: bool = False,
 ) -> int:
     """A store's argv written out as a list whose item `program` is (quoted, or `bare`, a
-    YAML flow list's): its values hidden in their items (a held string's in `held`).
-    Returns where what was read of the list ends."""
+    YAML flow list's), or a program given apart from its list of arguments (`{'command':
+    'gh', 'args': [...]}`, a repr or JSON cut off): its values hidden in their items (a
+    held string's in `held`). Returns where what was read of the list ends."""
     spans = [program.span()]
     items: list[str | None] = [program.group()]
     holding: dict[int, int] = {}  # an item's index: the held string's it is
     at = program.end() + (0 if bare else 1)
     listed = _BARE_ITEM if bare else _LIST_ITEM
+    if not bare and (arguments := _ARGUMENTS_APART.match(text, at)) is not None:
+        at, listed = arguments.end(), _FIRST_ITEM
 
     def more() -> bool:
         """Whether one more item was read onto `items` (none after one cut off)."""
-        nonlocal at
+        nonlocal at, listed
         item = listed.match(text, at)
         if item is None or (spans[-1][1] == at and len(spans) > 1 and not bare):
             return False
@@ -803,6 +814,7 @@ def _listed_store(
         spans.append(item.span(group))
         items.append(content)
         at = item.end()
+        listed = _BARE_ITEM if bare else _LIST_ITEM
         return True
 
     store, first = _store_at(items, 0, more)
