@@ -76,7 +76,6 @@ class _Store:
 _FROM_INPUT = _Store(piped=True)
 _ASSIGNED = _Store(assigned=True)
 _LOGIN = _Store(flags=frozenset({"-p", "--password"}), piped=True)
-_ENV_VALUE = _Store(positional=True, piped=True)  # a platform's variable, as `heroku`'s
 _STORES: dict[str, dict[tuple[str, ...], _Store]] = {
     "gh": {("secret", "set"): _Store(flags=frozenset({"--body", "-b"}), piped=True)},
     "fly": {("secrets", "set"): _ASSIGNED, ("secrets", "import"): _FROM_INPUT},
@@ -760,7 +759,7 @@ def _here_documents(
 _LIST_ITEM = re.compile(
     r"""\s{0,64}+,\s{0,64}+(?:"((?:[^"\\\n]++|\\.)*+)"?|'((?:[^'\\\n]++|\\.)*+)'?)"""
 )
-# a program's arguments given apart, after it (`"command": "gh", "args": [`), to the first
+# a program's arguments given apart from it (`"command": "gh", "args": [`), to their first
 _ARGUMENTS_APART = re.compile(
     r"""\s{0,64}+,\s{0,64}+(["'])(?:args|argv|arguments)\1\s{0,64}+:\s{0,64}+\[(?=\s{0,64}+["'])"""
 )
