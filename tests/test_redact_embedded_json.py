@@ -241,3 +241,33 @@ def test_a_program_apart_from_its_arguments_as_a_repr_or_cut_off_hides_the_value
 def test_a_program_apart_from_arguments_storing_nothing_stays() -> None:
     for text in ("{'command': 'gh', 'args': ['secret', 'list']}", "{'command': 'gh', 'cwd': '/'}"):
         assert redact_text(text) == text
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        '<input type="password" value="%s">',
+        "<input value='%s' type=password>",
+        '<INPUT TYPE="PASSWORD" VALUE=%s/>',
+        '<input\n  type="password"\n  value="%s"\n>',
+        '<meta name="password" content="%s">',
+        '<meta content="%s" name="api-key">',
+        "&lt;input type=&quot;password&quot; value=&quot;%s&quot;&gt;",
+    ],
+)
+def test_a_password_inputs_value_and_a_secret_metas_content_are_hidden(markup: str) -> None:
+    """Another attribute says the value is a secret (a review found both shown)."""
+    assert redact_text(markup % X) == markup % "[REDACTED]"
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        '<input type="text" value="bob">',
+        '<input type="password" value="">',
+        '<meta name="description" content="a password manager for teams">',
+        '<input type="password" name="pw" class="password-field">',
+    ],
+)
+def test_inputs_and_metas_saying_no_secret_stay(markup: str) -> None:
+    assert redact_text(markup) == markup

@@ -27,6 +27,7 @@ from toolrail.core.redact.jsontext import (
 )
 from toolrail.core.redact.line_entries import _FLOW_KEY, _flow_entries, _flow_secret_name
 from toolrail.core.redact.markers import REDACTED
+from toolrail.core.redact.markup import _marked_up
 from toolrail.core.redact.names import _MAY_REDACT, _SECRET_NAME, _reduced
 from toolrail.core.redact.pair_entries import (
     _PAIR_KEY,
@@ -162,6 +163,8 @@ def _passes(text: str) -> str:
     lowered_from, lowered = text, text.lower()
     if "uthorization" in lowered or "ookie" in lowered:
         text = _HEADER.sub(rf"\1{REDACTED}", text)
+    if "<" in text and ("<input" in lowered or "<meta" in lowered):
+        text = _marked_up(text)
     if "-p" in text and ("mysql" in lowered or "mariadb" in lowered):
         text = _MYSQL_PASSWORD.sub(functools.partial(_glued_password, _quote_counts(text)), text)
     if "-p" in text and "sshpass" in lowered:
