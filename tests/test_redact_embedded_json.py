@@ -271,3 +271,37 @@ def test_a_password_inputs_value_and_a_secret_metas_content_are_hidden(markup: s
 )
 def test_inputs_and_metas_saying_no_secret_stay(markup: str) -> None:
     assert redact_text(markup) == markup
+
+
+@pytest.mark.parametrize(
+    ("markup", "shown"),
+    [
+        ("<b>Password:</b> %s", "<b>Password:</b> [REDACTED]"),
+        ("<b>Password:</b> %s<br>", "<b>Password:</b> [REDACTED]<br>"),
+        ("<b>Password:</b> <i>%s</i>", "<b>Password:</b> <i>[REDACTED]</i>"),
+        (
+            "<tr><td>Password:</td><td>%s</td></tr>",
+            "<tr><td>Password:</td><td>[REDACTED]</td></tr>",
+        ),
+        (
+            "<td>Token:</td>\n<td><code>%s</code></td>",
+            "<td>Token:</td>\n<td><code>[REDACTED]</code></td>",
+        ),
+        ("password: %s</p>", "password: [REDACTED]</p>"),
+    ],
+)
+def test_a_value_labelled_in_markup_is_hidden_and_the_markup_kept(markup: str, shown: str) -> None:
+    """A welcome mail's `<b>Password:</b> X` showed X; `Password:</label>` took the tag."""
+    assert redact_text(markup % X) == shown
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        '<label for="password">Password:</label><input id="password">',
+        "<p>Password:</p>",
+        "<b>Password:</b>",
+    ],
+)
+def test_a_label_with_no_value_stays(markup: str) -> None:
+    assert redact_text(markup) == markup

@@ -69,9 +69,14 @@ _STRING_VALUE = re.compile(
 )
 _BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see `_VALUE_WORD`)
     # (a terminal code whole: `x\x1b[0m`, its `[` no bracket; `_codes_start` gives it back);
-    # never a table's bar (`password: | X |`: the cell rule's)
+    # never a table's bar (`password: | X |`: the cell rule's), nor into an element's
+    # closing tag (`<td>X</td>`)
     f"(?![{_BARS}])"
-    r"(?:[^\s\"'&,;}\[\]\\\x1b]|" + _TERMINAL_CODE + r"|\x1b|" + _ESCAPES_NO_QUOTE + "){1,65536}"
+    r"(?:(?!</[A-Za-z])[^\s\"'&,;}\[\]\\\x1b]|"
+    + _TERMINAL_CODE
+    + r"|\x1b|"
+    + _ESCAPES_NO_QUOTE
+    + "){1,65536}"
 )
 
 
@@ -130,6 +135,10 @@ def _redact_assignments(text: str) -> str:
             if text.startswith("$'", start) and _closes_on_its_line(text, start + 2, "'"):
                 start += 1
             opening = text[start : start + 1]
+        tags = _TAGS_BETWEEN.match(text, start) if ":" in separator else None
+        if tags is not None:  # `<b>Password:</b> X`, `<td>Password:</td><td>X</td>`
+            start = tags.end()
+            opening = text[start : start + 1]
         # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
         named = separator[:2] if separator.startswith("\\") else separator[:1]
         named = named if named in ('"', "'", *_ESCAPED_QUOTES) else ""
@@ -166,6 +175,8 @@ def _redact_assignments(text: str) -> str:
                 end = _codes_start(text, start, end)
             if ">" in value.group() and _in_a_tag(text, name.start()):
                 end = _attribute_end(text, start, end)  # `<div token=X>...`
+            elif tags is not None and "<" in value.group():
+                end = text.index("<", start)  # `X<br>`: markup ends it
         else:
             continue
         parts += (text[done:start], quote, REDACTED, closed)
@@ -193,6 +204,10 @@ def _attribute_end(text: str, start: int, end: int) -> int:
     return closing - 1 if text[closing - 1] == "/" and closing - 1 > start else closing
 
 
+# an element closed after a label, and others opened, before the value they label
+_TAGS_BETWEEN = re.compile(
+    r"(?:</[A-Za-z][\w:-]{0,31}+>\s{0,8}+){1,4}+(?:<[A-Za-z][\w:-]{0,31}+(?:\s[^<>]{0,256}+)?+>\s{0,8}+){0,4}+"
+)
 _JOINED = re.compile(r"[^\s\]\[,;:)}+|&<>#.]")  # what a shell joins onto a closed quote
 
 
