@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tests.hang_guard import finished
 from tests.test_redact_json_text import SECRET_KEYS, SECRET_VALUES, _documents
-from toolrail.core.redact import redact_text
+from toolrail.core.redact import redact, redact_text, redacts_nothing
 
 X = "hunter2-s3cret"
 
@@ -305,3 +305,50 @@ def test_a_value_labelled_in_markup_is_hidden_and_the_markup_kept(markup: str, s
 )
 def test_a_label_with_no_value_stays(markup: str) -> None:
     assert redact_text(markup) == markup
+
+
+@pytest.mark.parametrize(
+    ("spawned", "arguments"),
+    [
+        ({"command": "mysql", "args": ["-u", "root", f"-p{X}"]}, ["-u", "root", "-p[REDACTED]"]),
+        ({"command": "sshpass", "args": [f"-p{X}", "ssh", "h"]}, ["-p[REDACTED]", "ssh", "h"]),
+        (
+            {"command": "/usr/bin/curl", "args": ["-u", f"me:{X}", "https://x"]},
+            ["-u", "me:[REDACTED]", "https://x"],
+        ),
+    ],
+)
+def test_a_program_apart_from_its_arguments_hides_what_its_argv_would(
+    spawned: dict[str, object], arguments: list[str]
+) -> None:
+    """Not only a store's value: what the whole argv hides because of its program (a
+    review found `{"command": "mysql", "args": [..., "-pX"]}` shown)."""
+    assert redact(spawned) == {**spawned, "args": arguments}
+    assert not redacts_nothing(spawned)
+    assert X not in redact_text("INFO " + json.dumps(spawned))
+
+
+def test_a_key_that_is_a_secret_is_renamed_in_place() -> None:
+    """The object holding it was written anew on one line (a review)."""
+    text = (
+        '{\n  "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789": 1,\n  "b": {"c": "\\u0041"}\n}'
+    )
+    assert redact_text(text) == '{\n  "[REDACTED]": 1,\n  "b": {"c": "\\u0041"}\n}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Authorization: {"x": "abcdefgh"}',
+        'Cookie: {"a": "bcdefghij"} next',
+        'mysql -uroot -p{"a": "bcdefghij"} db',
+        '--token {"a": 1} --x y',
+    ],
+)
+def test_an_object_a_pass_hid_in_part_leaves_nothing_of_itself(text: str) -> None:
+    """A pass hiding a value that ran into the placeholder of an object held out left its
+    pieces (`[REDACTED]"0"}`)."""
+    shown = redact_text(text)
+    assert '"0"' not in shown
+    assert "}" not in shown
+    assert "\x01" not in shown

@@ -123,3 +123,23 @@ def test_angle_brackets_around_no_word_are_a_value_not_a_placeholder(value: str)
     brackets are a value (a hypothesis example showed `<000000>`)."""
     assert redact_text(f'gh secret set N --body "{value}"') == f'gh secret set N --body "{R}"'
     assert redact_text("gh secret set N --body <value>") == "gh secret set N --body <value>"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "echo hunter2-x9 | pulumi config set --secret dbPass",
+            f"echo {R} | pulumi config set --secret",
+        ),
+        ("glab variable update K hunter2-x9", f"glab variable update K {R}"),
+        ("glab var set K hunter2-x9", f"glab var set K {R}"),
+        ("ntl env:set K hunter2-x9", f"ntl env:set K {R}"),
+        ("npx netlify-cli env:set K hunter2-x9", f"npx netlify-cli env:set K {R}"),
+        ("echo hunter2-x9 | vc env add K production", f"echo {R} | vc env add K production"),
+    ],
+)
+def test_aliases_and_a_value_from_the_input(text: str, shown: str) -> None:
+    """A review's forms: pulumi reads a value not given from its input; aliases."""
+    assert redact_text(text).startswith(shown)
+    assert "hunter2" not in redact_text(text)

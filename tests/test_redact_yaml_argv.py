@@ -181,3 +181,8 @@ def test_a_flow_list_storing_no_value_stays(text: str) -> None:
 def test_many_flow_list_programs_take_linear_time() -> None:
     assert finished(lambda: redact_text("[gh, secret, set, N, " * 40_000))
     assert finished(lambda: redact_text("[docker, login " + " " * 200_000 + "x"))
+
+
+def test_a_flow_list_over_lines_hides_the_value() -> None:
+    text = "args: [\n  gh,\n  secret,\n  set,\n  N,\n  --body,\n  Zq-hunter2\n]"
+    assert redact_text(text) == text.replace("Zq-hunter2", REDACTED)

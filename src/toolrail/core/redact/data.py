@@ -41,7 +41,7 @@ def redact(value: object, *, depth: int = 0) -> object:
             else:
                 shown[key] = redact(item, depth=depth + 1)
         if not _ARGS_KEYS.isdisjoint(value) and (spawned := _spawned(value)) is not None:
-            _hide_stored(shown, *spawned)
+            _hide_spawned(shown, *spawned, depth)
         return shown
     if isinstance(value, list | tuple):
         return _redact_argv(value, depth)
@@ -105,21 +105,24 @@ def _spawned(value: dict[object, object]) -> tuple[object, list[object], list[ob
     return None
 
 
-def _hide_stored(
-    shown: dict[object, object], key: object, arguments: list[object], argv: list[object]
+def _hide_spawned(
+    shown: dict[object, object],
+    key: object,
+    arguments: list[object],
+    argv: list[object],
+    depth: int,
 ) -> None:
-    """What a command given apart from its arguments stores as a secret (`_spawned`),
-    hidden in the arguments as `_redact_argv` hides it in a whole argv."""
-    values = _argv_values(argv)
+    """What a command given apart from its arguments (`_spawned`) hides in them as a whole
+    argv (its program said: `mysql -pX`, `curl -u me:X`, a store's value), hidden in the
+    arguments too; an argument either reading hides stays hidden."""
     held = shown.get(key)
-    if not values or not isinstance(held, list):
+    if not isinstance(held, list) or len(held) != len(arguments):
         return
-    kept = list(held)
-    for at, offset in values.items():
-        if at == 0:  # (the program: never a value)
-            continue
-        kept[at - 1] = _stored_shown(arguments[at - 1], offset)
-    shown[key] = kept
+    whole = _redact_argv(argv, depth)[1:]
+    shown[key] = [
+        read if read != item else alone
+        for read, alone, item in zip(whole, held, arguments, strict=True)
+    ]
 
 
 def _stored_shown(item: object, offset: int) -> str:
@@ -170,7 +173,7 @@ def redacts_nothing(value: object, depth: int = 0) -> bool:
                 if value[key] not in (None, ""):  # type: ignore[index]
                     return False
         spawned = None if _ARGS_KEYS.isdisjoint(value) else _spawned(value)  # type: ignore[arg-type]
-        if spawned is not None and _argv_values(spawned[2]):
+        if spawned is not None and not redacts_nothing(spawned[2], depth + 1):
             return False
         return _items_redact_nothing(value.values(), depth)  # type: ignore[attr-defined]
     if kind is list:

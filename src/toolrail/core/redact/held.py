@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from typing import cast
 
 import orjson
@@ -73,10 +72,4 @@ def _held_content(literal: str) -> tuple[str | None, bool]:
 def _restored(text: str, held: list[str]) -> str:
     """The text with the strings `_held_strings` held out put back (what is left of one a
     pass cut into is dropped: it was redacted)."""
-    return _HELD.sub(_held_at(held), text).replace("\0", "")
-
-
-def _held_at(held: list[str]) -> Callable[[re.Match[str]], str]:
-    """A held string by its placeholder; nothing for what only looks like one (what is left
-    of an object `_embedded_json` held out, cut into)."""
-    return lambda found: held[int(found[1])] if int(found[1]) < len(held) else ""
+    return _HELD.sub(lambda found: held[int(found.group(1))], text).replace("\0", "")

@@ -8,6 +8,7 @@ import functools
 import json
 import os
 import re
+from collections.abc import Callable
 
 import orjson
 
@@ -124,31 +125,48 @@ class _InPlace:
         if shown is data or shown == data:
             return self.end(at)
         opening = text[at]
-        if opening == "{" and type(data) is dict and type(shown) is dict and [*data] == [*shown]:
-            return self.members(at, [*data.values()], [*shown.values()], "}", keyed=True)
+        if (
+            opening == "{"
+            and type(data) is dict
+            and type(shown) is dict
+            and len(data) == len(shown)
+        ):
+            names = ([*data], [*shown])
+            return self.members(at, [*data.values()], [*shown.values()], "}", names)
         if (
             opening == "["
             and type(data) is list
             and type(shown) is list
             and len(data) == len(shown)
         ):
-            return self.members(at, data, shown, "]", keyed=False)
+            return self.members(at, data, shown, "]", None)
         end = self.end(at)
         self.parts += (text[self.done : at], self.dumped(shown, text[at:end]))
         self.done = end
         return end
 
     def members(
-        self, at: int, data: list[object], shown: list[object], closing: str, *, keyed: bool
+        self,
+        at: int,
+        data: list[object],
+        shown: list[object],
+        closing: str,
+        names: tuple[list[object], list[object]] | None,
     ) -> int:
+        """Where the list or mapping at `at` ends, each member written as it shows; a
+        mapping's `names`, as read and as shown (a key that is a secret itself is renamed:
+        `redact_name`)."""
         text = self.text
         at += 1
-        for item, shown_item in zip(data, shown, strict=True):
+        for index, (item, shown_item) in enumerate(zip(data, shown, strict=True)):
             at = _spaces_end(text, at)
-            if keyed:  # the key, and its `:`
+            if names is not None:  # the key, and its `:`
                 key = _STRING.match(text, at)
                 if key is None:
                     raise ValueError("not the JSON text the data was read from")
+                if names[1][index] != names[0][index]:
+                    self.parts += (text[self.done : at], self.dumped(names[1][index], key[0]))
+                    self.done = key.end()
                 at = _spaces_end(text, _spaces_end(text, key.end()) + 1)
             at = _spaces_end(text, self.value(at, item, shown_item))
             if text.startswith(",", at):
@@ -213,24 +231,30 @@ def _spaces_end(text: str, at: int) -> int:
 # opening, and what a scan for its closing bracket reads (JSON's strings whole)
 _OBJECT_OPENING = re.compile(r'\{\s*+"')
 _BRACKETED = re.compile(r'"(?:[^"\\\n]++|\\[^\n])*+"?|[\[\]{}]')
-_HELD_OBJECT = re.compile(r'\{"\0\0(\d++)\0"\}')  # an object `_embedded_json` held out
+# an object `_embedded_json` held out (its own mark, `\x01`: the strings `held` holds out
+# are marked with NUL), and what is left of one a pass cut into
+_HELD_OBJECT = re.compile(r'\{"\x01\x01(\d++)\x01"\}')
+_REMNANT = re.compile(r'\{?+"?+\x01*+\d*+\x01"?+\}?+|\{?+"?+\x01++')
 
 
-def _embedded_json(text: str) -> tuple[str, list[str]]:
+def _embedded_json(text: str, may_hide: Callable[[str], bool]) -> tuple[str, list[str]]:
     """Each object of JSON text written inside other text (`INFO spawn {"command": ...}`,
     `<div data='{...}'>`) redacted as `_redacted_json` redacts a document, so it reads
     there as it would alone: as data. Each is then held out of the text for the other
     passes, which would read it again as text (at each depth of JSON held in its strings:
-    twice per depth is exponential), and left a placeholder, `{"\0\0N\0"}`: an object, so
-    a pass hiding a value that is one hides it as one. An object that is not JSON is left
-    to the passes. Returns the text and the objects held."""
+    twice per depth is exponential), and left a placeholder, `{"\x01\x01N\x01"}`: an
+    object, so a pass hiding a value that is one hides it as one (`Authorization: {...}`).
+    One holding nothing a pass would hide (`may_hide`: most hold nothing) is held as it is,
+    unread; one that is not JSON is left to the passes. Returns the text and the objects
+    held."""
     parts: list[str] = []
     held: list[str] = []
     done = 0
     for start, end in _outermost_objects(text):
-        shown = _redacted_json(text[start:end])
+        written = text[start:end]
+        shown = _redacted_json(written) if may_hide(written) else written
         if shown is not None:
-            parts += (text[done:start], f'{{"\0\0{len(held)}\0"}}')
+            parts += (text[done:start], f'{{"\x01\x01{len(held)}\x01"}}')
             held.append(shown)
             done = end
     return ("".join(parts) + text[done:] if held else text), held
@@ -265,6 +289,7 @@ def _outermost_objects(text: str) -> list[tuple[int, int]]:
 
 
 def _objects_restored(text: str, held: list[str]) -> str:
-    """The text with the objects `_embedded_json` held out put back (what is left of one a
-    pass cut into, `_restored` drops: it was redacted)."""
-    return _HELD_OBJECT.sub(lambda found: held[int(found.group(1))], text)
+    """The text with the objects `_embedded_json` held out put back; what is left of one a
+    pass cut into is dropped (it was redacted)."""
+    text = _HELD_OBJECT.sub(lambda found: held[int(found.group(1))], text)
+    return _REMNANT.sub("", text) if "\x01" in text else text

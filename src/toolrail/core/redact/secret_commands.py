@@ -112,13 +112,15 @@ _STORES: dict[str, dict[tuple[str, ...], _Store]] = {
     "crane": {("auth", "login"): _LOGIN},
     "helm": {("registry", "login"): _LOGIN},
     "glab": {
-        ("variable", "set"): _Store(
+        (noun, verb): _Store(
             flags=frozenset({"--value", "-v"}),
             positional=True,
             piped=True,
             options=frozenset({"--scope", "-s", "--type", "-t", "--group", "-g", "--repo", "-R"})
             | frozenset({"--description", "-d", "--environment-scope"}),
         )
+        for noun in ("variable", "var")
+        for verb in ("set", "update")
     },
     "netlify": {
         ("env:set",): _Store(
@@ -132,6 +134,7 @@ _STORES: dict[str, dict[tuple[str, ...], _Store]] = {
             positional=True,
             named_secret=True,
             marked="--secret",
+            piped=True,  # (no value given: it is read from the input)
             options=frozenset({"--stack", "-s", "--config-file", "--cwd", "-C"}),
         )
     },
@@ -158,6 +161,8 @@ _STORES: dict[str, dict[tuple[str, ...], _Store]] = {
     },
 }
 _STORES["flyctl"] = _STORES["fly"]
+_STORES["ntl"] = _STORES["netlify-cli"] = _STORES["netlify"]
+_STORES["vc"] = _STORES["vercel"]
 _STORES["oc"] = _STORES["kubectl"]
 _SUBCOMMAND_WORDS = frozenset(word for stores in _STORES.values() for key in stores for word in key)
 # (what an argv of a store holds: its subcommand's first word, or a program taking none)
@@ -177,8 +182,9 @@ def _may_store(text: str) -> bool:
         or "consul" in text
         or "etcdctl" in text
         or "glab" in text
-        or "netlify" in text
+        or "env:set" in text  # (netlify's, `ntl`'s)
         or "vercel" in text
+        or "env add" in text  # (`vc`'s)
         or "railway" in text
         or "pulumi" in text
     )
@@ -767,14 +773,14 @@ _FIRST_ITEM = re.compile(_LIST_ITEM.pattern.replace(r"\s{0,64}+,", "", 1))
 # a YAML flow list's items need no quotes (`args: [gh, secret, set, N, --body, X]`): its
 # program opens it, or follows an item, and an item follows; an item is quoted, or a run
 # to its `,` or `]` (its trailing spaces not in it)
-_BARE_NEXT = re.compile(r"[ \t]*+,")
+_BARE_NEXT = re.compile(r"\s*+,")
 _BARE_ITEM = re.compile(_LIST_ITEM.pattern[:-1] + r"|([^\s,\[\]\"'](?:[^,\[\]\n]*[^\s,\[\]])?))")
 
 
 def _bare_listed(text: str, start: int) -> bool:
     """Whether the word at `start` is an item of a YAML flow list: after its `[` or an
     item's `,` (spaces between)."""
-    before = text[max(0, start - 64) : start].rstrip(" \t")
+    before = text[max(0, start - 64) : start].rstrip()
     return before.endswith(("[", ","))
 
 

@@ -66,21 +66,23 @@ def redact_text(text: str) -> str:
         return text
     if "&" in text:
         text = _entities_read(text, _ENTITY_LEVELS)
-    # No pass changes text without what its guard, or for tokens and PEM keys its pattern,
-    # looks for; where none of that is in the text, it is returned as it is.
+    return _redact_passes(text) if _may_hide(text) else text
+
+
+def _may_hide(text: str) -> bool:
+    """Whether any pass may change the text: no pass changes text without what its guard,
+    or for tokens and PEM keys its pattern, looks for (most text holds none of it)."""
     if ("-" in text or "_" in text) and (_token_prefixed(text) or "-----BEGIN" in text):
-        return _redact_passes(text)
+        return True
     if ("://" in text and "@" in text) or "IA" in text or "AIza" in text or "eyJ" in text:
-        return _redact_passes(text)
+        return True
     if "hooks.slack.com/" in text or _query_key(text):
-        return _redact_passes(text)
-    if (
-        _may_redact(_reduced(text.lower())) is None
-        and not _p_item(text)
-        and not _may_store(text)  # (`docker login -p X`, `setx NAME X`: no secret word)
-    ):
-        return text
-    return _redact_passes(text)
+        return True
+    return (
+        _may_redact(_reduced(text.lower())) is not None
+        or _p_item(text)
+        or _may_store(text)  # (`docker login -p X`, `setx NAME X`: no secret word)
+    )
 
 
 _may_redact = _MAY_REDACT.search  # (bound once: the search most text ends with)
@@ -128,10 +130,11 @@ def _passes(text: str) -> str:
     """Every pass, each skipped when what it replaces cannot be in the text."""
     if _JSON_OPENING.match(text) and (as_data := _redacted_json(text)) is not None:
         return as_data
-    may_hold = "\0" not in text  # (NUL marks where the objects and strings held out were)
+    # (NUL and `\x01` mark where the strings and the objects held out were)
+    may_hold = "\0" not in text and "\x01" not in text
     objects: list[str] = []
     if may_hold and "{" in text and _OBJECT_OPENING.search(text):
-        text, objects = _embedded_json(text)
+        text, objects = _embedded_json(text, _may_hide)
     if "\n" in text and _YAML_DASHED_ITEM.search(text) is not None:
         text = _yaml_argv(text)  # (before JSON strings are held out: it reads them as YAML)
     if "\n" in text and _names_a_secret_entry(text, _ENTRY_KEY_LINE, _yaml_secret_name):
@@ -190,6 +193,5 @@ def _passes(text: str) -> str:
             or "033[" in text
         ):
             text = _hidden_values(text, _FLAG_ITEM)
-    if objects:
-        text = _objects_restored(text, objects)  # (first: `_restored` drops what is left)
-    return _restored(text, held) if held or objects else text
+    text = _restored(text, held) if held else text
+    return _objects_restored(text, objects) if objects else text
