@@ -352,3 +352,23 @@ def test_an_object_a_pass_hid_in_part_leaves_nothing_of_itself(text: str) -> Non
     assert '"0"' not in shown
     assert "}" not in shown
     assert "\x01" not in shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"mcp": {"command":"gh","env":{},"args":["secret","set","N","--body","%s"]}, }',
+        'x {"servers": { // comment\n "gh": {"command": "gh", "env": {"GITHUB_TOKEN": "%s"}}}}',
+        'INFO {"a": "b", "c": {"command": "gh", "env": {}, '
+        '"args": ["secret", "set", "N", "-b", "%s"]}, "d": \'x\'}',
+    ],
+)
+def test_an_object_inside_one_that_is_not_json_is_read_as_data(text: str) -> None:
+    """VS Code's `mcp.json` allows comments and trailing commas: the object around a
+    server's config is no JSON, so the config inside it was never read as data (a review)."""
+    assert redact_text(text % X) == text % "[REDACTED]"
+
+
+def test_objects_inside_ones_that_are_not_json_take_linear_time() -> None:
+    nested = '{"a": {"password": 1}, ' * 50_000 + "x" + "}" * 50_000
+    assert finished(partial(redact_text, "password " + nested))

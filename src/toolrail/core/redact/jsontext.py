@@ -245,33 +245,43 @@ def _embedded_json(text: str, may_hide: Callable[[str], bool]) -> tuple[str, lis
     twice per depth is exponential), and left a placeholder, `{"\x01\x01N\x01"}`: an
     object, so a pass hiding a value that is one hides it as one (`Authorization: {...}`).
     One holding nothing a pass would hide (`may_hide`: most hold nothing) is held as it is,
-    unread; one that is not JSON is left to the passes. Returns the text and the objects
-    held."""
+    unread. One that is not JSON (a trailing comma, a comment: VS Code's `mcp.json`) has
+    the objects inside it read so in turn, `_RETRIED` levels deep at most; what is left is
+    the passes'. Returns the text and the objects held."""
     parts: list[str] = []
     held: list[str] = []
     done = 0
-    for start, end in _outermost_objects(text):
+    objects = [(start, end, 0) for start, end in _outermost_objects(text, 0, len(text))]
+    objects.reverse()  # (a stack: the next object last)
+    while objects:
+        start, end, level = objects.pop()
         written = text[start:end]
         shown = _redacted_json(written) if may_hide(written) else written
-        if shown is not None:
-            parts += (text[done:start], f'{{"\x01\x01{len(held)}\x01"}}')
-            held.append(shown)
-            done = end
+        if shown is None:
+            if level < _RETRIED:
+                inside = _outermost_objects(text, start + 1, end - 1)
+                objects += [(first, last, level + 1) for first, last in reversed(inside)]
+            continue
+        parts += (text[done:start], f'{{"\x01\x01{len(held)}\x01"}}')
+        held.append(shown)
+        done = end
     return ("".join(parts) + text[done:] if held else text), held
 
 
-def _outermost_objects(text: str) -> list[tuple[int, int]]:
-    """Where each object opening `{"` in the text starts and ends, outside any other such
-    object. Brackets are matched from each opening outside the last one read, so quotes in
-    the text between them (`12" screen {...}`) are not read; one never closed is no object,
-    and each character is read once."""
+_RETRIED = 3  # (each level reads what it holds again: linear still)
+
+
+def _outermost_objects(text: str, at: int, end: int) -> list[tuple[int, int]]:
+    """Where each object opening `{"` in `text[at:end]` starts and ends, outside any other
+    such object. Brackets are matched from each opening outside the last one read, so
+    quotes in the text between them (`12" screen {...}`) are not read; one never closed is
+    no object, and each character is read once."""
     found: list[tuple[int, int]] = []
-    at = 0
-    while (opening := _OBJECT_OPENING.search(text, at)) is not None:
+    while (opening := _OBJECT_OPENING.search(text, at, end)) is not None:
         opened: list[int] = []
         inner: list[tuple[int, int]] = []  # (inner ones close first)
-        at = len(text)  # (never closed: read to the end)
-        for token in _BRACKETED.finditer(text, opening.start()):
+        at = end  # (never closed: read to the end)
+        for token in _BRACKETED.finditer(text, opening.start(), end):
             bracket = text[token.start()]
             if bracket == "{" or bracket == "[":
                 opened.append(token.start())
