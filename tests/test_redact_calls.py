@@ -31,6 +31,8 @@ HIDDEN = [
     f'Environment.SetEnvironmentVariable("API_KEY", $"{X}");',
     f"config.set('db', 'password', '{X}')",
     f"parser.set('auth', 'api_key', r'{X}')",
+    f'setenv  ("API_KEY", "{X}")',
+    f'ssm.put_parameter("/prod/db/password", "{X}")',
 ]
 
 

@@ -22,6 +22,9 @@ R = REDACTED
         (f"curl -d 'password='\"{X}\"", f"curl -d 'password='\"{R}\""),
         (f"curl -d 'password='$'{X}'", f"curl -d 'password='$'{R}'"),
         (f'"password="{X}', f'"password="{R}'),
+        (f"curl -d password=''{X} https://x", f"curl -d password=''{R} https://x"),
+        (f'PASSWORD=""{X} cmd', f'PASSWORD=""{R} cmd'),
+        (f"export PASSWORD=''{X}", f"export PASSWORD=''{R}"),
     ],
 )
 def test_a_value_joined_onto_the_names_closing_quote_is_hidden(text: str, shown: str) -> None:
@@ -51,6 +54,8 @@ def test_the_rest_of_an_open_value_whose_start_was_hidden_goes_too(text: str) ->
         "'password=' + pw",
         "f('password=', x)",
         "['password='] and ['token=']",
+        '{"password": "", "a": 1}',
+        "password='' next",
     ],
 )
 def test_a_name_in_a_string_with_nothing_joined_on_stays(text: str) -> None:

@@ -113,6 +113,8 @@ def _redact_assignments(text: str) -> str:
                 continue
             start = name.start("cell")  # `password: |`, no cell: a YAML block's header
             separator = text[name.end("name") : start]
+        while text.startswith(("''", '""'), start) and _JOINED.match(text, start + 2):
+            start += 2  # `password=''X`: an empty string, the value joined on by the shell
         if text.startswith("$'", start) and _closes_on_its_line(text, start + 2, "'"):
             start += 1  # a shell's `$'...'` quoting, closed on its line: `$` stays
         opening = text[start : start + 1]

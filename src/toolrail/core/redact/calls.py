@@ -1,6 +1,7 @@
 """A call setting a secret by its name, then its value: `setenv("API_KEY", "X")`,
 `[Environment]::SetEnvironmentVariable('DB_PASSWORD', 'X', 'User')`,
-`os.environ.setdefault("DB_PASSWORD", "X")`, `config.set("db", "password", "X")`. The name
+`os.environ.setdefault("DB_PASSWORD", "X")`, `config.set("db", "password", "X")`,
+`ssm.put_parameter("/prod/db/password", "X")` (a path: its last part). The name
 is the call's first argument (or its second, after a section's), a string naming a secret
 (`is_secret_key`), and the value the next, a string (prefixed too: `f"..."`, `$"..."`):
 hidden whole, its quotes kept (not closed on its line, cut off: to the line's end). The
@@ -17,11 +18,11 @@ from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import is_secret_key
 
 _NAME_THEN_VALUE = re.compile(
-    r"(?P<callee>[\w\]]{1,64}+)[ \t]?+\(\s{0,64}+"
+    r"(?P<callee>[\w\]]{1,64}+)[ \t]{0,4}+\(\s{0,64}+"
     # (three strings: the first may be a section's name, `config.set("db", "password", X)`)
     r"(?:(?P<section>[\"'][\w .:/-]{0,64}+[\"'])\s{0,64}+,\s{0,64}+"
-    r"(?=[\"'][A-Za-z0-9_.:-]{1,128}+[\"']\s*+,))?"
-    r"(?P<quote>[\"'])(?P<name>[A-Za-z0-9_.:-]{1,128}+)(?P=quote)"
+    r"(?=[\"'][A-Za-z0-9_.:/-]{1,128}+[\"']\s*+,))?"
+    r"(?P<quote>[\"'])(?P<name>[A-Za-z0-9_.:/-]{1,128}+)(?P=quote)"
     r"[ \t]*+,\s{0,64}+[frbuFRBU$@]{0,2}+(?P<open>[\"'])"
     r"(?P<value>(?:(?!(?P=open))[^\\\n]|\\[^\n]){0,65536}+)(?P<close>(?P=open))?+"
 )
@@ -45,11 +46,16 @@ def _hidden(found: re.Match[str]) -> str:
     section = found.group("section")
     if section is not None and callee.lower() != "set":  # no section: the first is the name
         value = (found.start("name"), found.end("name"))
-        if not is_secret_key(section[1:-1]) or value[0] == value[1]:
+        if not is_secret_key(_last_part(section[1:-1])) or value[0] == value[1]:
             return found.group()
     else:
         value = (found.start("value"), found.end("value"))
-        if value[0] == value[1] or not is_secret_key(found.group("name")):
+        if value[0] == value[1] or not is_secret_key(_last_part(found.group("name"))):
             return found.group()
     text, start = found.string, found.start()
     return text[start : value[0]] + REDACTED + text[value[1] : found.end()]
+
+
+def _last_part(name: str) -> str:
+    """A name's last part, when it is a path (`/prod/db/password`: an SSM parameter's)."""
+    return name.rstrip("/").rpartition("/")[2]
