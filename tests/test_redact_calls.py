@@ -65,6 +65,10 @@ STAYS = [
     'KeyError("token", "not found in response")',
     'raise ConfigException("secret", "is missing")',
     'text.split("token", "x")',
+    # a path names a file or a route unless what is called stores by path
+    'open("/run/secrets/token", "r")',
+    'app.route("/oauth/token", "POST")',
+    'os.path.join ("/run/secrets", "token")',
 ]
 
 

@@ -34,6 +34,10 @@ _NO_SETTER = frozenset(
 )
 
 
+# what is called with a parameter's path and its value (`ssm.put_parameter`, `client.set`)
+_STORES_BY_PATH = re.compile(r"(?i)put|set|write|store|param")
+
+
 def _named_then_valued(text: str) -> str:
     """`text` with the value of each call setting a secret by its name hidden."""
     return _NAME_THEN_VALUE.sub(_hidden, text)
@@ -43,6 +47,8 @@ def _hidden(found: re.Match[str]) -> str:
     callee = found.group("callee").rpartition(".")[2]
     if callee in _NO_SETTER or callee.endswith(("Error", "Exception")):
         return found.group()
+    if "/" in found.group("name") and _STORES_BY_PATH.search(callee) is None:
+        return found.group()  # `open("/run/secrets/token", "r")`: a file's path, no name
     section = found.group("section")
     if section is not None and callee.lower() != "set":  # no section: the first is the name
         value = (found.start("name"), found.end("name"))

@@ -40,8 +40,9 @@ def redact(value: object, *, depth: int = 0) -> object:
                 shown[name] = REDACTED if hidden else redact(item, depth=depth + 1)
             else:
                 shown[key] = redact(item, depth=depth + 1)
-        if not _ARGS_KEYS.isdisjoint(value) and (spawned := _spawned(value)) is not None:
-            _hide_spawned(shown, *spawned, depth)
+        if not _ARGS_KEYS.isdisjoint(value):
+            for spawned in _spawned(value):
+                _hide_spawned(shown, *spawned)
         return shown
     if isinstance(value, list | tuple):
         return _redact_argv(value, depth)
@@ -88,41 +89,45 @@ def _unused(name: str, original: Mapping[object, object], shown: Mapping[object,
 
 
 _PROGRAM_KEYS = ("command", "cmd", "program", "executable", "file")
-_ARGS_KEYS = frozenset(("args", "argv", "arguments"))
+_ARGS_ORDER = ("args", "argv", "arguments")
+_ARGS_KEYS = frozenset(_ARGS_ORDER)
 
 
-def _spawned(value: dict[object, object]) -> tuple[object, list[object], list[object]] | None:
+def _spawned(value: dict[object, object]) -> list[tuple[object, list[object], list[object]]]:
     """A command given as a program and its arguments apart, as spawning APIs and MCP
     server configs take it (`{"command": "gh", "args": ["secret", "set", "N", "--body",
-    "X"]}`): the arguments' key, the arguments, and the whole argv; None if it is none."""
+    "X"]}`): for each list of arguments it has, its key, the arguments, and the whole argv."""
     program = next((value[key] for key in _PROGRAM_KEYS if key in value), None)
     if not isinstance(program, str):
-        return None
-    for key in _ARGS_KEYS:
-        arguments = value.get(key)
-        if isinstance(arguments, list):
-            return key, arguments, [program, *arguments]
-    return None
+        return []
+    return [
+        (key, arguments, [program, *arguments])
+        for key in _ARGS_ORDER
+        if isinstance(arguments := value.get(key), list)
+    ]
 
 
 def _hide_spawned(
-    shown: dict[object, object],
-    key: object,
-    arguments: list[object],
-    argv: list[object],
-    depth: int,
+    shown: dict[object, object], key: object, arguments: list[object], argv: list[object]
 ) -> None:
     """What a command given apart from its arguments (`_spawned`) hides in them as a whole
-    argv (its program said: `mysql -pX`, `curl -u me:X`, a store's value), hidden in the
-    arguments too; an argument either reading hides stays hidden."""
+    argv would, its program said (`mysql -pX`, `curl -u me:X`, a store's value): the
+    argv's own rules only (`_argv_decided`), each argument having been redacted alone."""
     held = shown.get(key)
     if not isinstance(held, list) or len(held) != len(arguments):
         return
-    whole = _redact_argv(argv, depth)[1:]
-    shown[key] = [
-        read if read != item else alone
-        for read, alone, item in zip(whole, held, arguments, strict=True)
-    ]
+    decided = _argv_decided(argv)
+    if decided.keys() - {0}:  # (the program: never a value)
+        shown[key] = [decided.get(at, item) for at, item in enumerate(held, start=1)]
+
+
+def _argv_decided(argv: list[object] | tuple[object, ...]) -> dict[int, str]:
+    """The items of an argv its own rules show other than as each shows alone: flags' and
+    programs' values (`_argv_shown`) and a store's (`_argv_values`), by their place."""
+    decided = _argv_shown(argv)
+    for at, offset in _argv_values(argv).items():
+        decided.setdefault(at, _stored_shown(argv[at], offset))
+    return decided
 
 
 def _stored_shown(item: object, offset: int) -> str:
@@ -137,10 +142,7 @@ def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[o
     command storing a secret the value (`["gh", "secret", "set", "N", "--body", "X"]`)."""
     if _secret_pair(items):  # the name is text still (`["export --password X", "..."]`)
         return [redact(items[0], depth=depth + 1), REDACTED]
-    shown = _argv_shown(items)
-    if values := _argv_values(items):
-        for at, offset in values.items():
-            shown.setdefault(at, _stored_shown(items[at], offset))
+    shown = _argv_decided(items)
     return [
         shown[at] if at in shown else redact(item, depth=depth + 1) for at, item in enumerate(items)
     ]
@@ -172,9 +174,10 @@ def redacts_nothing(value: object, depth: int = 0) -> bool:
             for key in _entry_values(value):  # type: ignore[arg-type]
                 if value[key] not in (None, ""):  # type: ignore[index]
                     return False
-        spawned = None if _ARGS_KEYS.isdisjoint(value) else _spawned(value)  # type: ignore[arg-type]
-        if spawned is not None and not redacts_nothing(spawned[2], depth + 1):
-            return False
+        spawned = [] if _ARGS_KEYS.isdisjoint(value) else _spawned(value)  # type: ignore[arg-type]
+        for _, _, argv in spawned:
+            if any(argv[at] != item for at, item in _argv_decided(argv).items()):
+                return False
         return _items_redact_nothing(value.values(), depth)  # type: ignore[attr-defined]
     if kind is list:
         items: list[object] = value  # type: ignore[assignment]

@@ -85,8 +85,10 @@ def _redacted_json(text: str) -> str | None:
         data = json.loads(
             text, parse_float=_Number, parse_int=_Number, object_pairs_hook=written.read_object
         )
-        shown = _policy.redact(data)  # (not `redacts_nothing` first: JSON text nested in it, read
-        if shown == data:  # twice at each depth, would cost twice at each)
+        # (not `redacts_nothing` first: JSON text nested in it, read twice at each depth,
+        # would cost twice at each)
+        shown = _policy.redact(data)
+        if shown == data:
             return text
         rewritten = _InPlace(text, written).rewrite(data, shown)
     except (ValueError, RecursionError):
@@ -231,23 +233,35 @@ def _spaces_end(text: str, at: int) -> int:
 # opening, and what a scan for its closing bracket reads (JSON's strings whole)
 _OBJECT_OPENING = re.compile(r'\{\s*+"')
 _BRACKETED = re.compile(r'"(?:[^"\\\n]++|\\[^\n])*+"?|[\[\]{}]')
-# an object `_embedded_json` held out (its own mark, `\x01`: the strings `held` holds out
-# are marked with NUL), and what is left of one a pass cut into
-_HELD_OBJECT = re.compile(r'\{"\x01\x01(\d++)\x01"\}')
-_REMNANT = re.compile(r'\{?+"?+\x01*+\d*+\x01"?+\}?+|\{?+"?+\x01++')
+# what marks an object `_embedded_json` holds out: a control character the text has not
+# (the strings `held` holds out are marked with NUL)
+_MARKS = "\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11"
 
 
-def _embedded_json(text: str, may_hide: Callable[[str], bool]) -> tuple[str, list[str]]:
+@functools.cache
+def _held_objects(mark: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """An object held out under `mark`, and what is left of one a pass cut into."""
+    return (
+        re.compile(r'\{"' + mark * 2 + r"(\d++)" + mark + r'"\}'),
+        re.compile(r'\{?+"?+' + mark + r"*+\d*+" + mark + r'"?+\}?+|\{?+"?+' + mark + "++"),
+    )
+
+
+def _embedded_json(text: str, may_hide: Callable[[str], bool]) -> tuple[str, list[str], str]:
     """Each object of JSON text written inside other text (`INFO spawn {"command": ...}`,
     `<div data='{...}'>`) redacted as `_redacted_json` redacts a document, so it reads
     there as it would alone: as data. Each is then held out of the text for the other
     passes, which would read it again as text (at each depth of JSON held in its strings:
-    twice per depth is exponential), and left a placeholder, `{"\x01\x01N\x01"}`: an
-    object, so a pass hiding a value that is one hides it as one (`Authorization: {...}`).
+    twice per depth is exponential), and left a placeholder, `{"\x01\x01N\x01"}` (its
+    mark a control character the text has not): an object, so a pass hiding a value that
+    is one hides it as one (`Authorization: {...}`).
     One holding nothing a pass would hide (`may_hide`: most hold nothing) is held as it is,
     unread. One that is not JSON (a trailing comma, a comment: VS Code's `mcp.json`) has
     the objects inside it read so in turn, `_RETRIED` levels deep at most; what is left is
-    the passes'. Returns the text and the objects held."""
+    the passes'. Returns the text, the objects held and their mark."""
+    mark = next((mark for mark in _MARKS if mark not in text), "")
+    if not mark:
+        return text, [], ""
     parts: list[str] = []
     held: list[str] = []
     done = 0
@@ -262,10 +276,10 @@ def _embedded_json(text: str, may_hide: Callable[[str], bool]) -> tuple[str, lis
                 inside = _outermost_objects(text, start + 1, end - 1)
                 objects += [(first, last, level + 1) for first, last in reversed(inside)]
             continue
-        parts += (text[done:start], f'{{"\x01\x01{len(held)}\x01"}}')
+        parts += (text[done:start], f'{{"{mark}{mark}{len(held)}{mark}"}}')
         held.append(shown)
         done = end
-    return ("".join(parts) + text[done:] if held else text), held
+    return ("".join(parts) + text[done:] if held else text), held, mark
 
 
 _RETRIED = 3  # (each level reads what it holds again: linear still)
@@ -298,8 +312,9 @@ def _outermost_objects(text: str, at: int, end: int) -> list[tuple[int, int]]:
     return found
 
 
-def _objects_restored(text: str, held: list[str]) -> str:
-    """The text with the objects `_embedded_json` held out put back; what is left of one a
-    pass cut into is dropped (it was redacted)."""
-    text = _HELD_OBJECT.sub(lambda found: held[int(found.group(1))], text)
-    return _REMNANT.sub("", text) if "\x01" in text else text
+def _objects_restored(text: str, held: list[str], mark: str) -> str:
+    """The text with the objects `_embedded_json` held out under `mark` put back; what is
+    left of one a pass cut into is dropped (it was redacted)."""
+    placeholder, remnant = _held_objects(mark)
+    text = placeholder.sub(lambda found: held[int(found.group(1))], text)
+    return remnant.sub("", text) if mark in text else text

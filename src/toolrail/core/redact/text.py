@@ -78,6 +78,8 @@ def _may_hide(text: str) -> bool:
         return True
     if "hooks.slack.com/" in text or _query_key(text):
         return True
+    if "\\u" in text:  # JSON's escapes (`{"\u0070assword": ...}`), read as data
+        return True
     return (
         _may_redact(_reduced(text.lower())) is not None
         or _p_item(text)
@@ -130,11 +132,10 @@ def _passes(text: str) -> str:
     """Every pass, each skipped when what it replaces cannot be in the text."""
     if _JSON_OPENING.match(text) and (as_data := _redacted_json(text)) is not None:
         return as_data
-    # (NUL and `\x01` mark where the strings and the objects held out were)
-    may_hold = "\0" not in text and "\x01" not in text
     objects: list[str] = []
-    if may_hold and "{" in text and _OBJECT_OPENING.search(text):
-        text, objects = _embedded_json(text, _may_hide)
+    mark = ""
+    if "{" in text and _OBJECT_OPENING.search(text):
+        text, objects, mark = _embedded_json(text, _may_hide)
     if "\n" in text and _YAML_DASHED_ITEM.search(text) is not None:
         text = _yaml_argv(text)  # (before JSON strings are held out: it reads them as YAML)
     if "\n" in text and _names_a_secret_entry(text, _ENTRY_KEY_LINE, _yaml_secret_name):
@@ -146,7 +147,7 @@ def _passes(text: str) -> str:
     if "(" in text and "," in text:
         text = _named_then_valued(text)  # (so too)
     held: list[str] = []
-    if '"' in text and may_hold:
+    if '"' in text and "\0" not in text:  # (NUL marks where the strings held out were)
         text, held = _held_strings(text)
     if _token_prefixed(text) or "IA" in text or "AIza" in text or "eyJ" in text:
         text = _RUN.sub(_token, text)  # every token family starts with one of these
@@ -194,4 +195,4 @@ def _passes(text: str) -> str:
         ):
             text = _hidden_values(text, _FLAG_ITEM)
     text = _restored(text, held) if held else text
-    return _objects_restored(text, objects) if objects else text
+    return _objects_restored(text, objects, mark) if objects else text
