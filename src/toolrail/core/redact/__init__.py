@@ -87,12 +87,12 @@ it, never a backtracking stall.
 Its modules, each one responsibility: `names` (which names name a secret), `markers`,
 `reading` (what every text pass reads with), `text` (`redact_text` and the order of its
 passes), `entities` (text read with its HTML entities decoded) and the passes: `tokens`,
-`commands`, `secret_commands` (commands storing a secret: its table), `calls`, `curl`,
-`markup` (an HTML element's attributes saying a value is one), `held` (JSON strings),
-`jsontext` (JSON text, whole or inside other text), `flags`, `assignments`, `yaml_argv`,
-`entries` with `yaml_entries`, `line_entries` and `pair_entries`, over `quotes` and
-`structures`; `argv` and `data` (`redact` of data); `terminal` (`printable`) and `cutting`
-(`cut`, `shorten`, `shown_name`).
+`commands`, `stores` (commands storing a secret: the table) with `secret_commands` (read
+in text), `calls`, `curl`, `markup` (an HTML element's attributes saying a value is one),
+`held` (JSON strings), `jsontext` (JSON text, whole or inside other text), `flags`,
+`assignments`, `yaml_argv`, `entries` with `yaml_entries`, `line_entries` and
+`pair_entries`, over `quotes` and `structures`; `argv` and `data` (`redact` of data);
+`terminal` (`printable`) and `cutting` (`cut`, `shorten`, `shown_name`).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from toolrail.core.redact.curl import _is_curl
 from toolrail.core.redact.entries import _ENTRY_KEY_SET, _entry_values
 from toolrail.core.redact.markers import MAX_DEPTH, REDACTED, TOO_DEEP
 from toolrail.core.redact.names import _REMEMBERED_NAME, is_secret_key
-from toolrail.core.redact.secret_commands import _argv_values
+from toolrail.core.redact.stores import _argv_values
 from toolrail.core.redact.text import _STACK_RAN_OUT, redact_text
 
 

@@ -36,7 +36,8 @@ from toolrail.core.redact.pair_entries import (
     _pair_secret_name,
 )
 from toolrail.core.redact.quotes import _quote_counts
-from toolrail.core.redact.secret_commands import _may_store, _stored_secrets
+from toolrail.core.redact.secret_commands import _stored_secrets
+from toolrail.core.redact.stores import _may_store
 from toolrail.core.redact.tokens import (
     _PRIVATE_KEY,
     _QUERY_KEY,
