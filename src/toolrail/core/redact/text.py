@@ -107,7 +107,8 @@ def _entities_read(text: str, levels: int) -> str:
     inner = decoded.text
     if levels > 1 and "&" in inner:
         inner = _entities_read(inner, levels - 1)
-    return decoded.restored(_redact_passes(inner))
+    shown = _redact_passes(inner) if _may_hide(inner) else inner  # (as `redact_text` asks)
+    return text if shown == decoded.text else decoded.restored(shown)
 
 
 def _redact_passes(text: str) -> str:
