@@ -14,6 +14,7 @@ import orjson
 
 from toolrail.core import redact as _policy  # called back: the policy recurses
 from toolrail.core.redact.markers import TOO_DEEP
+from toolrail.core.redact.structures import _StructuresOf
 
 _JSON_OPENING = re.compile(r"\s*+[\[{\"]")
 _SEPARATOR = re.compile(r'"(?:[^"\\]++|\\.)*+"|[,:]( ?)')  # the first `,` or `:` not in a string
@@ -101,7 +102,6 @@ def _redacted_json(text: str) -> str | None:
 _SPACE = re.compile(r"[ \t\n\r]*+")
 _STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"')
 _SCALAR = re.compile(r"[-+.\deE]++|true|false|null|NaN|-?Infinity")
-_NESTED = re.compile(r'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
 
 
 class _InPlace:
@@ -114,6 +114,7 @@ class _InPlace:
     def __init__(self, text: str, written: _AsWritten) -> None:
         self.text = text
         self.written = written
+        self.structures = _StructuresOf(text)  # (where each list or mapping ends)
         self.parts: list[str] = []
         self.done = 0  # the text up to here is in `parts` or replaced
 
@@ -185,16 +186,10 @@ class _InPlace:
         if opening == '"':
             found = _STRING.match(text, at)
         elif opening == "{" or opening == "[":
-            depth = 0
-            for token in _NESTED.finditer(text, at):
-                bracket = token.group()
-                if bracket == "{" or bracket == "[":
-                    depth += 1
-                elif bracket == "}" or bracket == "]":
-                    depth -= 1
-                    if depth == 0:
-                        return token.end()
-            raise ValueError("not the JSON text the data was read from")
+            end, whole = self.structures[False].end(at)
+            if not whole:
+                raise ValueError("not the JSON text the data was read from")
+            return end
         else:
             found = _SCALAR.match(text, at)
         if found is None:
