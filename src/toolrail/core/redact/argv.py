@@ -7,7 +7,7 @@ import re
 
 from toolrail.core.redact.curl import _curl_user_flag, _is_curl, _user_kept
 from toolrail.core.redact.entries import _ENTRY_KEYS
-from toolrail.core.redact.flags import _PLAIN_TEXT, _STRING, _TAKES_A_VALUE
+from toolrail.core.redact.flags import _plain_text_given
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _DASHES, _secret_setting, hides_next, is_secret_key
 from toolrail.core.redact.reading import _TERMINAL_CODE
@@ -75,8 +75,20 @@ def _entry_flag(item: object) -> bool:
         return _is_secure_string(item)
     if item[:2] == "--":
         return item[2:].partition("=")[0] in _ENTRY_KEYS
-    return (  # (a value's: `-Value`, `-String`)
-        item[1:2] in "vVsS" and _PS_ENTRY_KEYS.get(item[1:].partition(":")[0].lower()) is False
+    return _value_flag(item)  # (PowerShell's: a value's only, `-Value`, `-String`)
+
+
+def _value_flag(item: object) -> bool:
+    """Whether an argv item is an entry's value key written as a flag (`--value`,
+    `--value=X`; PowerShell's `-Value`, `-Value:X`, `-String`, any case)."""
+    if not isinstance(item, str):
+        return False
+    if item[:2] == "--":
+        return _ENTRY_KEYS.get(item[2:].partition("=")[0]) is False
+    return (
+        item[:1] == "-"
+        and item[1:2] in "vVsS"
+        and _PS_ENTRY_KEYS.get(item[1:].partition(":")[0].lower()) is False
     )
 
 
@@ -118,24 +130,9 @@ def _entry_flag_values(items: list[object] | tuple[object, ...]) -> dict[int, st
     text (`_pair_entries`). A value glued to its flag goes, the flag stays (`--value=`).
     PowerShell's too (`-Name N -Value X`), and the plain text `ConvertTo-SecureString` is
     given (`_secure_string_values`)."""
-    secure = False
-    for item in items:  # (most argvs set none: a value's flag looked for first)
-        if not isinstance(item, str):
-            continue
-        if item[:2] == "--":
-            if _ENTRY_KEYS.get(item[2:].partition("=")[0]) is False:
-                break
-        elif item[:1] == "-":
-            if (
-                item[1:2] in "vVsS"
-                and _PS_ENTRY_KEYS.get(item[1:].partition(":")[0].lower()) is False
-            ):
-                break
-        elif len(item) == _SECURE_STRING_LENGTH and item.lower() == _SECURE_STRING_CMDLET:
-            secure = True
-    else:
-        return _secure_string_values(items) if secure else {}
     secured = _secure_string_values(items)
+    if not any(_value_flag(item) for item in items):  # (most argvs set none)
+        return secured
     values: dict[int, str] = {}
     names: list[object] = []  # (read only if there is a value to hide)
     last = len(items) - 1
@@ -170,21 +167,17 @@ def _secure_string_values(items: list[object] | tuple[object, ...]) -> dict[int,
     at = next((at for at, item in enumerate(items) if _is_secure_string(item)), -1)
     if at < 0:
         return {}
-    plain = False
-    given: int | None = None
-    takes = ""
-    for following in range(at + 1, len(items)):
-        item = items[following]
+    parameters: list[tuple[str, bool] | None] = []
+    for item in items[at + 1 :]:
         if isinstance(item, str) and item[:1] == "-" and item[1:2].isalpha():
             name, colon, _ = item[1:].partition(":")
-            plain = plain or name.lower() in _PLAIN_TEXT
-            takes = "" if colon else name.lower()
-            continue
-        if takes in _STRING or (given is None and takes not in _TAKES_A_VALUE):
-            given = following
-        takes = ""
+            parameters.append((name.lower(), bool(colon)))
+        else:
+            parameters.append(None)
+    plain, given = _plain_text_given(parameters)
     if not plain or given is None:
         return {}
+    given += at + 1
     value = items[given]
     if isinstance(value, str) and (not value or value.startswith(("$", "("))):
         return {}  # (a variable, or an expression: a cmdlet's name is no value)

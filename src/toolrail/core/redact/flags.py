@@ -410,29 +410,51 @@ def _plain_text(text: str, cmdlet: re.Match[str], last: int) -> list[tuple[int, 
     """What `ConvertTo-SecureString` found at `cmdlet` is given as plain text, its command
     read to `last`: its `-String`'s value or its first word not a parameter's, or a string
     piped to it; none without `-AsPlainText`."""
-    plain = False
-    given: re.Match[str] | None = None
-    at, takes = cmdlet.end(), ""
+    tokens: list[re.Match[str]] = []
+    at = cmdlet.end()
     while at < last and (token := _PS_TOKEN.match(text, at, last)) is not None:
         if token.end() == at:
             break
         at = token.end()
-        if flag := token.group("flag"):
-            name = flag.lstrip("-").lower()
-            plain = plain or (
-                name in _PLAIN_TEXT if not cmdlet["hidden"] else name == "asplaintext"
-            )
-            takes = "" if token.group("glued") else name
-            continue
-        if takes in _STRING or (given is None and takes not in _TAKES_A_VALUE):
-            given = token if takes in _STRING or given is None else given
-        takes = ""
+        tokens.append(token)
+    plain, given = _plain_text_given(
+        [
+            (flag.lstrip("-").lower(), bool(token.group("glued")))
+            if (flag := token.group("flag"))
+            else None
+            for token in tokens
+        ],
+        exact=bool(cmdlet["hidden"]),
+    )
     if not plain:
         return []
     if given is not None:
-        return [_token_hidden(given)]
+        return [_token_hidden(tokens[given])]
     piped = _PIPED.search(text, max(0, cmdlet.start() - 1024), cmdlet.start())
     return [] if piped is None else [_token_hidden(piped)]
+
+
+def _plain_text_given(
+    parameters: list[tuple[str, bool] | None], *, exact: bool = False
+) -> tuple[bool, int | None]:
+    """Whether `ConvertTo-SecureString`'s parameters say `-AsPlainText` (any prefix of it;
+    `exact`: whole), and which of them is the plain text it is given: its `-String`'s
+    value, or its first word no parameter takes. Each is a flag's name, in lower case, and
+    whether its value is glued to it (`-String:X`); or None, a word. An argv's items and a
+    command's words in text are read alike."""
+    plain = False
+    given: int | None = None
+    takes = ""
+    for at, parameter in enumerate(parameters):
+        if parameter is not None:
+            name, glued = parameter
+            plain = plain or (name == "asplaintext" if exact else name in _PLAIN_TEXT)
+            takes = "" if glued else name
+            continue
+        if takes in _STRING or (given is None and takes not in _TAKES_A_VALUE):
+            given = at
+        takes = ""
+    return plain, given
 
 
 # a string piped to a command (`'X' | ConvertTo-SecureString`), read back from it
