@@ -1,5 +1,5 @@
-"""JSON text that is a document whole, redacted as `redact` redacts its data and written as
-it was."""
+"""JSON text (and JSONC: comments, trailing commas), a document whole or an object inside
+other text, redacted as `redact` redacts its data and written as it was."""
 
 from __future__ import annotations
 
@@ -72,15 +72,23 @@ def _redacted_json(text: str) -> str | None:
     """JSON text (a document whole) redacted as `redact` redacts its data, and written as
     it was: only what the data hides is written anew, in place (`_InPlace`), so spacing,
     escapes and each number's spelling stay. Text and data agree by construction, JSON
-    text held in its strings (at any depth) is read as JSON, and JSON stays JSON. None for
-    the passes to read it as text: not JSON, or nesting deeper than `redact` (or the stack)
-    goes."""
+    text held in its strings (at any depth) is read as JSON, and JSON stays JSON. JSONC
+    (VS Code's `mcp.json`) is read as the JSON it is with its comments and trailing commas
+    blank (`_blanked`), and each comment then as text. None for the passes to read it as
+    text: not JSON(C), or nesting deeper than `redact` (or the stack) goes."""
     escaped_surrogate = "\\ud" in text or "\\uD" in text
+    source = text
     try:
         orjson.loads(text)  # fails fast on what is not JSON
     except orjson.JSONDecodeError:  # (orjson refuses a lone surrogate, which JSON may hold)
         if not escaped_surrogate and _SURROGATE.search(text) is None:
-            return None
+            text = _blanked(source)  # JSONC: read with its comments and trailing commas blank
+            if text is source:
+                return None
+            try:
+                orjson.loads(text)
+            except orjson.JSONDecodeError:
+                return None
     written = _AsWritten()
     try:
         data = json.loads(
@@ -89,14 +97,50 @@ def _redacted_json(text: str) -> str | None:
         # (not `redacts_nothing` first: JSON text nested in it, read twice at each depth,
         # would cost twice at each)
         shown = _policy.redact(data)
-        if shown == data:
-            return text
-        rewritten = _InPlace(text, written).rewrite(data, shown)
+        rewritten = (
+            source if shown == data else _InPlace(text, written, source).rewrite(data, shown)
+        )
     except (ValueError, RecursionError):
         return None
     if TOO_DEEP in rewritten and TOO_DEEP not in text:
         return None  # deeper than `redact` goes: the passes read it as text
-    return rewritten
+    return rewritten if text is source else _comments_read(rewritten)
+
+
+# JSON with comments and trailing commas ("JSONC": VS Code's `settings.json` and `mcp.json`,
+# tsconfig), read as JSON with them blank: JSON's strings whole, a comment (one never closed
+# runs to the end), a comma before a closing bracket
+_COMMENTED = re.compile(r'"(?:[^"\\]++|\\.)*+"|//[^\n]*+|/\*.*?(?:\*/|\Z)', re.DOTALL)
+_TRAILING_COMMA = re.compile(r'"(?:[^"\\]++|\\.)*+"|,(?=[ \t\n\r]*+[}\]])')
+
+
+def _blanked(text: str) -> str:
+    """`text` with its comments and trailing commas made spaces, each where it was (so the
+    data read from it is found in `text` where it is read); `text` itself if it has none,
+    or a comment never closed."""
+    if "/" not in text and "," not in text:
+        return text
+    parts: list[str] = []
+    done = 0
+    for pattern in (_COMMENTED, _TRAILING_COMMA):
+        for found in pattern.finditer(text):
+            written = found[0]
+            if written[0] == '"':
+                continue
+            if written.startswith("/*") and (len(written) < 4 or not written.endswith("*/")):
+                return text  # never closed: no JSONC
+            parts += (text[done : found.start()], " " * len(written))
+            done = found.end()
+        if parts:
+            text, parts, done = "".join(parts) + text[done:], [], 0
+    return text
+
+
+def _comments_read(text: str) -> str:
+    """JSONC with each of its comments read as text (what one says is no data)."""
+    return _COMMENTED.sub(
+        lambda found: found[0] if found[0][0] == '"' else _policy.redact_text(found[0]), text
+    )
 
 
 _SPACE = re.compile(r"[ \t\n\r]*+")
@@ -111,8 +155,10 @@ class _InPlace:
     hidden) is written in its place, in the text's own escaping (ASCII if the text is, `\\/`
     if the text writes it); what did not change is copied as it is."""
 
-    def __init__(self, text: str, written: _AsWritten) -> None:
+    def __init__(self, text: str, written: _AsWritten, source: str) -> None:
+        """`text`, read; `source`, copied: the same but for what `_blanked` blanked."""
         self.text = text
+        self.source = source
         self.written = written
         self.structures = _StructuresOf(text)  # (where each list or mapping ends)
         self.parts: list[str] = []
@@ -120,7 +166,7 @@ class _InPlace:
 
     def rewrite(self, data: object, shown: object) -> str:
         self.value(_spaces_end(self.text, 0), data, shown)
-        return "".join(self.parts) + self.text[self.done :]
+        return "".join(self.parts) + self.source[self.done :]
 
     def value(self, at: int, data: object, shown: object) -> int:
         """Where the value at `at` (`data`, redacted as `shown`) ends, written as it shows."""
@@ -144,7 +190,7 @@ class _InPlace:
         ):
             return self.members(at, data, shown, "]", None)
         end = self.end(at)
-        self.parts += (text[self.done : at], self.dumped(shown, text[at:end]))
+        self.parts += (self.source[self.done : at], self.dumped(shown, text[at:end]))
         self.done = end
         return end
 
@@ -168,7 +214,10 @@ class _InPlace:
                 if key is None:
                     raise ValueError("not the JSON text the data was read from")
                 if names[1][index] != names[0][index]:
-                    self.parts += (text[self.done : at], self.dumped(names[1][index], key[0]))
+                    self.parts += (
+                        self.source[self.done : at],
+                        self.dumped(names[1][index], key[0]),
+                    )
                     self.done = key.end()
                 at = _spaces_end(text, _spaces_end(text, key.end()) + 1)
             at = _spaces_end(text, self.value(at, item, shown_item))
@@ -251,7 +300,7 @@ def _embedded_json(text: str, may_hide: Callable[[str], bool]) -> tuple[str, lis
     mark a control character the text has not): an object, so a pass hiding a value that
     is one hides it as one (`Authorization: {...}`).
     One holding nothing a pass would hide (`may_hide`: most hold nothing) is held as it is,
-    unread. One that is not JSON (a trailing comma, a comment: VS Code's `mcp.json`) has
+    unread. One that is not JSON, nor JSONC (single quotes, a bare word, one cut off) has
     the objects inside it read so in turn, `_RETRIED` levels deep at most; what is left is
     the passes'. Returns the text, the objects held and their mark."""
     mark = next((mark for mark in _MARKS if mark not in text), "")
