@@ -89,7 +89,8 @@ Its modules, each one responsibility: `names` (which names name a secret), `mark
 passes), `entities` (text read with its HTML entities decoded) and the passes: `tokens`,
 `commands`, `stores` (commands storing a secret: the table) with `secret_commands` (read
 in text), `calls`, `curl`, `markup` (an HTML element's attributes saying a value is one),
-`held` (JSON strings), `jsontext` (JSON text, whole or inside other text), `flags`,
+`held` (JSON strings), `jsontext` (JSON and JSONC text, whole or inside other text),
+`listed_argv` (an argv as a list of quoted items), `flags`,
 `assignments`, `yaml_argv`, `entries` with `yaml_entries`, `line_entries` and
 `pair_entries`, over `quotes` and `structures`; `argv` and `data` (`redact` of data);
 `terminal` (`printable`) and `cutting` (`cut`, `shorten`, `shown_name`).

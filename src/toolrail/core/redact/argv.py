@@ -5,12 +5,37 @@ from __future__ import annotations
 
 import re
 
+from toolrail.core import redact as _policy  # called back: the policy recurses
 from toolrail.core.redact.curl import _curl_user_flag, _is_curl, _user_kept
 from toolrail.core.redact.entries import _ENTRY_KEYS
 from toolrail.core.redact.flags import _plain_text_given
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.names import _DASHES, _secret_setting, hides_next, is_secret_key
 from toolrail.core.redact.reading import _TERMINAL_CODE
+from toolrail.core.redact.stores import _argv_values
+
+# a command given apart from its arguments (`{"command": "gh", "args": [...]}`): the keys
+# naming its program, and its lists of arguments (each read)
+_PROGRAM_KEYS = ("command", "cmd", "program", "executable", "file")
+_ARGS_ORDER = ("args", "argv", "arguments")
+_ARGS_KEYS = frozenset(_ARGS_ORDER)
+
+
+def _argv_decided(argv: list[object] | tuple[object, ...]) -> dict[int, str]:
+    """The items of an argv its own rules show other than as each shows alone: flags' and
+    programs' values (`_argv_shown`) and a store's (`_argv_values`), by their place."""
+    decided = _argv_shown(argv)
+    for at, offset in _argv_values(argv).items():
+        decided.setdefault(at, _stored_shown(argv[at], offset))
+    return decided
+
+
+def _stored_shown(item: object, offset: int) -> str:
+    """An argv item holding a stored secret from `offset` on, as shown: its key or flag kept,
+    as text (`--from-literal=user=[REDACTED]`), the value hidden."""
+    return (
+        _policy.redact_text(item[:offset]) if isinstance(item, str) and offset else ""
+    ) + REDACTED
 
 
 def _argv_shown(

@@ -7,8 +7,11 @@ import functools
 from collections.abc import Iterable, Mapping
 
 from toolrail.core.redact.argv import (
+    _ARGS_KEYS,
+    _ARGS_ORDER,
     _GLUED_P_PROGRAMS,
-    _argv_shown,
+    _PROGRAM_KEYS,
+    _argv_decided,
     _entry_flag,
     _hiding_flag,
     _secret_pair,
@@ -88,11 +91,6 @@ def _unused(name: str, original: Mapping[object, object], shown: Mapping[object,
     return candidate
 
 
-_PROGRAM_KEYS = ("command", "cmd", "program", "executable", "file")
-_ARGS_ORDER = ("args", "argv", "arguments")
-_ARGS_KEYS = frozenset(_ARGS_ORDER)
-
-
 def _spawned(value: dict[object, object]) -> list[tuple[object, list[object], list[object]]]:
     """A command given as a program and its arguments apart, as spawning APIs and MCP
     server configs take it (`{"command": "gh", "args": ["secret", "set", "N", "--body",
@@ -119,21 +117,6 @@ def _hide_spawned(
     decided = _argv_decided(argv)
     if decided.keys() - {0}:  # (the program: never a value)
         shown[key] = [decided.get(at, item) for at, item in enumerate(held, start=1)]
-
-
-def _argv_decided(argv: list[object] | tuple[object, ...]) -> dict[int, str]:
-    """The items of an argv its own rules show other than as each shows alone: flags' and
-    programs' values (`_argv_shown`) and a store's (`_argv_values`), by their place."""
-    decided = _argv_shown(argv)
-    for at, offset in _argv_values(argv).items():
-        decided.setdefault(at, _stored_shown(argv[at], offset))
-    return decided
-
-
-def _stored_shown(item: object, offset: int) -> str:
-    """An argv item holding a stored secret from `offset` on, as shown: its key or flag kept,
-    as text (`--from-literal=user=[REDACTED]`), the value hidden."""
-    return (redact_text(item[:offset]) if isinstance(item, str) and offset else "") + REDACTED
 
 
 def _redact_argv(items: list[object] | tuple[object, ...], depth: int) -> list[object]:
