@@ -123,6 +123,9 @@ XML_STAYS = [
     "if a > b: name=password",
     "<password> </password>",
     "login <password> [--verbose]",
+    'echo "<TOKEN>"',  # a placeholder in quotes: its closing quote is no text of it
+    'gh secret set X --body "<TOKEN>"',
+    "printf '<api_key>'",
 ]
 
 

@@ -135,10 +135,11 @@ def _indent_end(text: str, at: int) -> int:
 
 # An XML element's text (`<password>X</password>`): to its own closing tag, or cut off
 # (at the end of the text, or within its closing tag: `<password>X<`) one word glued to its
-# start tag; another tag ending it first makes it no value (`Enter <token> here.</p>`: a
-# placeholder in prose), nor does a text of spaces alone
+# start tag, not only closing quotes and stops (`echo "<TOKEN>"`: a placeholder quoted);
+# another tag ending it first makes it no value (`Enter <token> here.</p>`: a placeholder
+# in prose), nor does a text of spaces alone
 _ELEMENT_TEXT = re.compile(r"[^<]++")
-_GLUED_WORD = re.compile(r"[^<\s]++")
+_GLUED_WORD = re.compile(r"(?![\"'`)\]},;.]++$)[^<\s]++")
 _XML_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-")
 
 
