@@ -33,6 +33,10 @@ HIDDEN = [
     f"parser.set('auth', 'api_key', r'{X}')",
     f'setenv  ("API_KEY", "{X}")',
     f'ssm.put_parameter("/prod/db/password", "{X}")',
+    # an object's attribute set by its name
+    f'setattr(settings, "SECRET_KEY", "{X}")',
+    f"setattr(self.config, 'api_token', '{X}')",
+    f'setattr(\n    conf,\n    "DB_PASSWORD",\n    "{X}",\n)',
 ]
 
 

@@ -1,8 +1,9 @@
 """A call setting a secret by its name, then its value: `setenv("API_KEY", "X")`,
 `[Environment]::SetEnvironmentVariable('DB_PASSWORD', 'X', 'User')`,
 `os.environ.setdefault("DB_PASSWORD", "X")`, `config.set("db", "password", "X")`,
-`ssm.put_parameter("/prod/db/password", "X")` (a path: its last part). The name
-is the call's first argument (or its second, after a section's), a string naming a secret
+`ssm.put_parameter("/prod/db/password", "X")` (a path: its last part),
+`setattr(settings, "SECRET_KEY", "X")`. The name is the call's first argument (or its
+second, after a section's or `setattr`'s object), a string naming a secret
 (`is_secret_key`), and the value the next, a string (prefixed too: `f"..."`, `$"..."`):
 hidden whole, its quotes kept (not closed on its line, cut off: to the line's end). The
 arguments may be spread over lines, as a formatter writes them. Only a call's (after a
@@ -19,9 +20,10 @@ from toolrail.core.redact.names import is_secret_key
 
 _NAME_THEN_VALUE = re.compile(
     r"(?P<callee>[\w\]]{1,64}+)[ \t]{0,4}+\(\s{0,64}+"
-    # (three strings: the first may be a section's name, `config.set("db", "password", X)`)
-    r"(?:(?P<section>[\"'][\w .:/-]{0,64}+[\"'])\s{0,64}+,\s{0,64}+"
-    r"(?=[\"'][A-Za-z0-9_.:/-]{1,128}+[\"']\s*+,))?"
+    # (three strings: the first may be a section's name, `config.set("db", "password", X)`;
+    # or an object whose attribute `setattr` sets, `setattr(settings, "SECRET_KEY", X)`)
+    r"(?:(?:(?P<section>[\"'][\w .:/-]{0,64}+[\"'])|(?P<object>[A-Za-z_][\w.]{0,127}+))"
+    r"\s{0,64}+,\s{0,64}+(?=[\"'][A-Za-z0-9_.:/-]{1,128}+[\"']\s*+,))?"
     r"(?P<quote>[\"'])(?P<name>[A-Za-z0-9_.:/-]{1,128}+)(?P=quote)"
     r"[ \t]*+,\s{0,64}+[frbuFRBU$@]{0,2}+(?P<open>[\"'])"
     r"(?P<value>(?:(?!(?P=open))[^\\\n]|\\[^\n]){0,65536}+)(?P<close>(?P=open))?+"
@@ -49,6 +51,8 @@ def _hidden(found: re.Match[str]) -> str:
         return found.group()
     if "/" in found.group("name") and _STORES_BY_PATH.search(callee) is None:
         return found.group()  # `open("/run/secrets/token", "r")`: a file's path, no name
+    if found.group("object") is not None and callee != "setattr":
+        return found.group()  # (any other call's first argument is no section)
     section = found.group("section")
     if section is not None and callee.lower() != "set":  # no section: the first is the name
         value = (found.start("name"), found.end("name"))
