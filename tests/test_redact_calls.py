@@ -33,6 +33,10 @@ HIDDEN = [
     f"parser.set('auth', 'api_key', r'{X}')",
     f'setenv  ("API_KEY", "{X}")',
     f'ssm.put_parameter("/prod/db/password", "{X}")',
+    # a template literal's backticks, a triple-quoted string
+    f'localStorage.setItem("token", `{X}`)',
+    f'setenv("API_KEY", """{X}""")',
+    f"os.environ.setdefault('DB_PASSWORD', '''{X}''')",
     # an object's attribute set by its name
     f'setattr(settings, "SECRET_KEY", "{X}")',
     f"setattr(self.config, 'api_token', '{X}')",

@@ -4,7 +4,8 @@
 `ssm.put_parameter("/prod/db/password", "X")` (a path: its last part),
 `setattr(settings, "SECRET_KEY", "X")`. The name is the call's first argument (or its
 second, after a section's or `setattr`'s object), a string naming a secret
-(`is_secret_key`), and the value the next, a string (prefixed too: `f"..."`, `$"..."`):
+(`is_secret_key`), and the value the next, a string (prefixed too: `f"..."`, `$"..."`;
+triple-quoted, a template literal's backticks):
 hidden whole, its quotes kept (not closed on its line, cut off: to the line's end). The
 arguments may be spread over lines, as a formatter writes them. Only a call's (after a
 name and `(`): a tuple of names (`("username", "password", "email")`) sets nothing, nor do
@@ -25,7 +26,7 @@ _NAME_THEN_VALUE = re.compile(
     r"(?:(?:(?P<section>[\"'][\w .:/-]{0,64}+[\"'])|(?P<object>[A-Za-z_][\w.]{0,127}+))"
     r"\s{0,64}+,\s{0,64}+(?=[\"'][A-Za-z0-9_.:/-]{1,128}+[\"']\s*+,))?"
     r"(?P<quote>[\"'])(?P<name>[A-Za-z0-9_.:/-]{1,128}+)(?P=quote)"
-    r"[ \t]*+,\s{0,64}+[frbuFRBU$@]{0,2}+(?P<open>[\"'])"
+    r"[ \t]*+,\s{0,64}+[frbuFRBU$@]{0,2}+(?P<open>\"\"\"|'''|[\"'`])"
     r"(?P<value>(?:(?!(?P=open))[^\\\n]|\\[^\n]){0,65536}+)(?P<close>(?P=open))?+"
 )
 # what is called with a secret's name and something that is no value: a string's
