@@ -70,9 +70,9 @@ _STRING_VALUE = re.compile(
 _BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see `_VALUE_WORD`)
     # (a terminal code whole: `x\x1b[0m`, its `[` no bracket; `_codes_start` gives it back);
     # never a table's bar (`password: | X |`: the cell rule's), nor into an element's
-    # closing tag (`<td>X</td>`)
+    # closing tag (`<td>X</td>`) or a comment's close (`/* password: X */`)
     f"(?![{_BARS}])"
-    r"(?:(?!</[A-Za-z])[^\s\"'&,;}\[\]\\\x1b]|"
+    r"(?:(?!</[A-Za-z]|\*/)[^\s\"'&,;}\[\]\\\x1b]|"
     + _TERMINAL_CODE
     + r"|\x1b|"
     + _ESCAPES_NO_QUOTE
@@ -144,7 +144,10 @@ def _redact_assignments(text: str) -> str:
         # quoted as the name is: `"passwords": [...]` and `"pin": 1234` stay JSON
         named = separator[:2] if separator.startswith("\\") else separator[:1]
         named = named if named in ('"', "'", *_ESCAPED_QUOTES) else ""
-        if ":" in separator or "：" in separator:  # YAML: a value on the lines below
+        if named == '"' and (next_line := _JSON_BELOW.match(text, start)) is not None:
+            start = next_line.end()  # JSON's value on a line below its key: hidden there
+            opening = text[start]
+        elif ":" in separator or "：" in separator:  # YAML: a value on the lines below
             newline = text.rfind("\n", scanned, name.start())  # each line start found once
             line_start, scanned = (newline + 1 if newline >= 0 else line_start), name.start()
             below = _yaml_block_end(text, start, line_start, name.start())
@@ -187,6 +190,9 @@ def _redact_assignments(text: str) -> str:
 
 
 _NO_VALUE = frozenset({"null", "None"})
+# after a JSON key's `:`, its line's end and the spaces before its value on a line below: a
+# string, a list or an object (a YAML list's `- ` below a quoted key stays YAML's)
+_JSON_BELOW = re.compile(r"[ \t]*+\r?\n[ \t\r\n]{0,256}+(?=[\"\[{])")
 _TAG_OPENING = re.compile(r"<[A-Za-z_][\w.:-]{0,63}+\s")
 
 
