@@ -110,3 +110,24 @@ def test_a_commented_document_hides_what_the_plain_one_does(
 def test_many_comments_take_linear_time() -> None:
     text = '{"a": 1, ' + "/* c */ // d\n" * 40_000 + '"command": "mysql", "args": ["-pX1"],}'
     assert finished(partial(redact_text, text))
+
+
+# a review's: a comment read alone lost the command around it; an object opening with a
+# comment, or a comment holding a bracket or a quote, was not found inside other text
+IN_CONTEXT = [
+    '{"command": "mysql", // -p%s\n "args": []}',
+    '["mysql", "-u", "root"] // then add -p%s',
+    '["sshpass", // -p %s\n "ssh", "db",]',
+    '{"command": "curl", "args": ["https://x"], /* -u me:%s */}',
+    'config loaded: {\n  // servers\n  "command": "mysql",\n  "args": [\n    "-uroot",\n'
+    '    // password\n    "-p%s"\n  ]\n}',
+    'log {// c\n "command": "mysql", "args": ["-u", /* c */ "-p%s"]}',
+    'log {"command": "mysql", // closing }\n "args": ["-u", /* c */ "-p%s"]}',
+    'log {"command": "mysql", // list: [a, b\n "args": ["-u", "-p%s"]}',
+    'x({"command": "npx", "arguments": ["--name", "/prod/db/password", "--value", /* " */ "%s"]})',
+]
+
+
+@pytest.mark.parametrize("text", IN_CONTEXT)
+def test_a_comment_is_read_in_its_context_and_found_inside_text(text: str) -> None:
+    assert X not in redact_text(text % X)

@@ -36,6 +36,17 @@ LEAKED = [
     'command: mysql\nargs: ["-uroot", "-p%s"]\n',
     "{'cmd': 'mysql', 'argv': ['-p%s']}",
     "{'program': 'sshpass', 'args': ['-p', '%s', 'ssh', 'db']}",
+    # a review's: the program chosen as `redact` chooses it (`command` before `file`), a
+    # key in a string is none, a key's bare value no key; cut off before a line's end; a
+    # comment between items; a number first
+    "{'command': 'mysql', 'file': 'dump.sql', 'args': ['-p%s']}",
+    "{'command': 'mysql', 'description': 'see file: x', 'args': ['-p%s']}",
+    "cmd: command='mysqldump' arguments=['-p%s']",
+    '{"command": "mysql", "args": ["-p%s", "-h", "ho\nnext line',
+    'args: ["mysql", "-p%s"\n',
+    'argv: ["pwsh", "ConvertTo-SecureString", "%s", // c\n "-AsPlainText"]',
+    "command='mysql' args=[1, '-p%s']",
+    "['--verbose', True, None, '--token', '%s']",
 ]
 
 
@@ -53,6 +64,7 @@ def test_a_listed_argv_hides_its_secret(text: str) -> None:
         "{'command': 'ls', 'args': ['-p%s']}",  # `-p` glued is mysql's and sshpass's
         "['ls', '-p%s']",
         "run('mysql') and parse(['-p%s'])",
+        "{'command': 'run', 'cmd': 'mysql', 'args': ['-p%s']}",  # `redact`: the program is `run`
     ],
 )
 def test_a_list_without_its_program_hides_nothing_of_it(text: str) -> None:
@@ -84,6 +96,7 @@ def test_text_hides_what_the_data_hides(program: str, arguments: list[str], form
     """Whatever the argv, the list written in text shows the items `redact` shows in the
     list itself: text and data agree."""
     argv = [program, *arguments]
+    data: object
     if form == "json":
         text, data = "run " + json.dumps(argv), argv
     elif form == "repr":
@@ -96,7 +109,16 @@ def test_text_hides_what_the_data_hides(program: str, arguments: list[str], form
         assert X not in redact_text(text)
 
 
+def test_a_number_of_any_length_is_an_item() -> None:
+    """A 4,301-digit integer made `int()` raise (Python's limit): numbers are read as none."""
+    long = "1" * 5000
+    assert redact_text(f"['--password', {long}]") == "['--password', '[REDACTED]']"
+    assert redact_text(f'{{"command": "mysql", "args": ["-p{X}", {long}]}}').count(X) == 0
+
+
 def test_many_lists_take_linear_time() -> None:
     listed = "['mysql', 'db', " * 50_000 + "'args': ['-pX1'] " * 20_000
     assert finished(partial(redact_text, listed))
     assert finished(partial(redact_text, "{'command': 'mysql', " * 30_000 + "'args': ['-p1']"))
+    nested = "password " + ("cmd=a " + "(" * 40 + " args=['-pX'] ") * 15_000  # (a review's)
+    assert finished(partial(redact_text, nested))

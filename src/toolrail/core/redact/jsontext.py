@@ -68,14 +68,15 @@ _RENAMED_KEY = re.compile(r'\\u0000K(\d{20})\d++\\u0000"')
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _redacted_json(text: str) -> str | None:
+def _redacted_json(text: str) -> tuple[str, bool] | None:
     """JSON text (a document whole) redacted as `redact` redacts its data, and written as
     it was: only what the data hides is written anew, in place (`_InPlace`), so spacing,
     escapes and each number's spelling stay. Text and data agree by construction, JSON
     text held in its strings (at any depth) is read as JSON, and JSON stays JSON. JSONC
     (VS Code's `mcp.json`) is read as the JSON it is with its comments and trailing commas
-    blank (`_blanked`), and each comment then as text. None for the passes to read it as
-    text: not JSON(C), or nesting deeper than `redact` (or the stack) goes."""
+    blank (`_blanked`); whether it was is told too, for the passes to read its text then
+    (what a comment says, in its context: `"mysql", // -pX`). None for the passes to read
+    it as text: not JSON(C), or nesting deeper than `redact` (or the stack) goes."""
     escaped_surrogate = "\\ud" in text or "\\uD" in text
     source = text
     try:
@@ -104,7 +105,7 @@ def _redacted_json(text: str) -> str | None:
         return None
     if TOO_DEEP in rewritten and TOO_DEEP not in text:
         return None  # deeper than `redact` goes: the passes read it as text
-    return rewritten if text is source else _comments_read(rewritten)
+    return rewritten, text is not source
 
 
 # JSON with comments and trailing commas ("JSONC": VS Code's `settings.json` and `mcp.json`,
@@ -134,13 +135,6 @@ def _blanked(text: str) -> str:
         if parts:
             text, parts, done = "".join(parts) + text[done:], [], 0
     return text
-
-
-def _comments_read(text: str) -> str:
-    """JSONC with each of its comments read as text (what one says is no data)."""
-    return _COMMENTED.sub(
-        lambda found: found[0] if found[0][0] == '"' else _policy.redact_text(found[0]), text
-    )
 
 
 _SPACE = re.compile(r"[ \t\n\r]*+")
@@ -275,8 +269,11 @@ def _spaces_end(text: str, at: int) -> int:
 
 # an object of JSON text inside other text (after a log's prefix, in an attribute): its
 # opening, and what a scan for its closing bracket reads (JSON's strings whole)
-_OBJECT_OPENING = re.compile(r'\{\s*+"')
-_BRACKETED = re.compile(r'"(?:[^"\\\n]++|\\[^\n])*+"?|[\[\]{}]')
+# (and JSONC's comments whole: a bracket or a quote in one is none; before the first key too)
+_OBJECT_OPENING = re.compile(r'\{(?:\s++|//[^\n]*+|/\*(?:[^*]|\*(?!/)){0,256}+\*/)*+"')
+_BRACKETED = re.compile(
+    r'"(?:[^"\\\n]++|\\[^\n])*+"?|//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?|[\[\]{}]'
+)
 # what marks an object `_embedded_json` holds out: a control character the text has not
 # (the strings `held` holds out are marked with NUL)
 _MARKS = "\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11"
@@ -314,16 +311,20 @@ def _embedded_json(text: str, may_hide: Callable[[str], bool]) -> tuple[str, lis
     while objects:
         start, end, level = objects.pop()
         written = text[start:end]
-        shown = _redacted_json(written) if may_hide(written) else written
-        if shown is None:
+        read = _redacted_json(written) if may_hide(written) else (written, False)
+        if read is None:
             if level < _RETRIED:
                 inside = _outermost_objects(text, start + 1, end - 1)
                 objects += [(first, last, level + 1) for first, last in reversed(inside)]
             continue
-        parts += (text[done:start], f'{{"{mark}{mark}{len(held)}{mark}"}}')
-        held.append(shown)
+        shown, commented = read
+        if commented:  # JSONC: its data redacted, its text left to the passes (comments)
+            parts += (text[done:start], shown)
+        else:
+            parts += (text[done:start], f'{{"{mark}{mark}{len(held)}{mark}"}}')
+            held.append(shown)
         done = end
-    return ("".join(parts) + text[done:] if held else text), held, mark
+    return ("".join(parts) + text[done:] if parts else text), held, mark
 
 
 _RETRIED = 3  # (each level reads what it holds again: linear still)

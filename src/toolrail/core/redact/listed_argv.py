@@ -1,7 +1,8 @@
-"""An argv written in text as a list of quoted items (`["mysql", "-pX"]` after a log's
-prefix, a Python repr, a call's argument), or a program given apart from such a list (a
-repr's mapping, a call's keywords, JSON cut off: `command='mysql', args=['-pX']`), hidden
-as `redact` hides the list as data (`_argv_decided`), item by item where each is written."""
+"""An argv written in text as a list (`["mysql", "-pX"]` after a log's prefix, a Python
+repr, a call's argument, JSONC with comments between its items), or a program given apart
+from such a list (a repr's mapping, a call's keywords, JSON cut off: `command='mysql',
+args=['-pX']`), hidden as `redact` hides the list as data (`_argv_decided`), item by item
+where each is written."""
 
 from __future__ import annotations
 
@@ -16,36 +17,48 @@ from toolrail.core.redact.reading import _with_hidden
 from toolrail.core.redact.stores import _may_store
 
 _QUOTED = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+"|'(?:[^'\\\n]++|\\[^\n])*+')"""
-# an item: quoted (or, at the end of the text, cut off in its quotes), or a number
-_CUT = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+|'(?:[^'\\\n]++|\\[^\n])*+)\Z"""
-_ITEM = re.compile(rf"{_QUOTED}|{_CUT}|-?\d++(?:\.\d++)?+(?![\w.])")
-_SPACE = r"[ \t\r\n]*+"
-# a list whose first item is quoted, a trailing comma allowed; or cut off with the text
+# a string opened in text: an apostrophe within a word opens none (`it's`)
+_OPENED = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+"|(?<!\w)'(?:[^'\\\n]++|\\[^\n])*+')"""
+# an item: quoted (or cut off in its quotes, at its line's end), a number or a literal
+_CUT = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+|'(?:[^'\\\n]++|\\[^\n])*+)(?=\r?\n|\Z)"""
+_LITERAL = r"(?:-?\d++(?:\.\d++)?+|true|false|null|True|False|None)(?![\w.])"
+_ITEM = re.compile(rf"{_QUOTED}|{_CUT}|{_LITERAL}")
+# between items: spaces, lines, JSONC's comments
+_COMMENT = r"//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+\*/"
+_GAP = rf"(?:[ \t\r\n]++|{_COMMENT})*+"
+# a list of such items, a trailing comma allowed; or cut off, with the text or its line
 _LISTED = re.compile(
-    rf"\[{_SPACE}(?:{_QUOTED}|{_CUT})(?:{_SPACE},{_SPACE}(?:{_ITEM.pattern}))*+"
-    rf"{_SPACE},?+{_SPACE}(?:\]|\Z)"
+    rf"\[{_GAP}(?:{_ITEM.pattern})(?:{_GAP},{_GAP}(?:{_ITEM.pattern}))*+"
+    rf"(?:{_GAP},?+{_GAP}(?:\]|\Z)|(?=\r?\n))"
 )
+_ITEM_OR_COMMENT = re.compile(rf"{_COMMENT}|{_ITEM.pattern}")  # (a comment's quote no item's)
+_LITERALS = {"true": True, "false": False, "null": None, "True": True, "False": False}
 
 
 def _key(names: tuple[str, ...]) -> str:
     """A key or keyword of `names`, quoted or bare, and its `:` or `=`."""
     named = "|".join(names)
-    return rf"""(?:(['"])(?:{named})\1|(?<![\w'"])(?:{named})(?![\w'"]))[ \t]*+[:=][ \t]*+"""
+    quoted = rf"""(?P<quote>['"])(?:{named})(?P=quote)"""
+    return rf"""(?:{quoted}|(?<![\w'"])(?:{named})(?![\w'"]))[ \t]*+[:=][ \t]*+"""
 
 
 # what names a list a program's arguments, right before it (`'args': `, `args=`)
 _ARGUMENTS_NAMED = re.compile(_key(_ARGS_ORDER) + r"\Z")
-# a program named by a key of the mapping (or call) a list is in, its value quoted or bare
-_PROGRAM = re.compile(_key(_PROGRAM_KEYS) + rf"(?P<program>{_QUOTED}|[\w./-]++)")
-# what the text between the program's key and the list holds: strings (read whole), brackets
-_BETWEEN = re.compile(_QUOTED + r"|[\[\](){}]")
+# a program named by a key of the mapping (or call) a list is in, its value quoted or a bare
+# word (no key itself: `cmd: command='x'`); or a string, read whole (a key in it is none)
+_PROGRAM = re.compile(
+    rf"(?P<key>{_key(_PROGRAM_KEYS)})(?P<program>{_QUOTED}|[\w./-]++(?![ \t]*+[:=]))|{_OPENED}"
+)
+_RANK = {name: rank for rank, name in enumerate(_PROGRAM_KEYS)}
+# what tells which mapping (or call) a place is in: strings (read whole), brackets
+_BRACKETS = re.compile(_OPENED + r"|[\[\](){}]")
 _NEAR = 512
 """How far from its list a program's key is looked for (before the list's key, after it)."""
 
 
 def _listed_argv(text: str) -> str:
-    """Each list of quoted items in the text, hidden as `redact` hides it as an argv: with
-    the program of the mapping or call it is the arguments of (`_Programs`) first."""
+    """Each list in the text, hidden as `redact` hides it as an argv: with the program of
+    the mapping or call it is the arguments of (`_Programs`) first."""
     hidden: list[tuple[int, int, str]] = []
     programs = _Programs(text)
     for listed in _LISTED.finditer(text):
@@ -55,12 +68,13 @@ def _listed_argv(text: str) -> str:
             continue
         items = [
             (found.start(), found.end(), _value(found[0]))
-            for found in _ITEM.finditer(text, listed.start() + 1, listed.end())
+            for found in _ITEM_OR_COMMENT.finditer(text, listed.start() + 1, listed.end())
+            if found[0][0] != "/"
         ]
         values: list[object] = [value for _, _, value in items]
         first = 0 if program is None else 1
         argv = values if program is None else [program, *values]
-        quote = text[items[0][0]]  # (the first item is quoted)
+        quote = next((text[at] for at, _, value in items if isinstance(value, str)), '"')
         for at, shown in _argv_decided(argv).items():
             if at >= first:
                 start, end, _ = items[at - first]
@@ -76,10 +90,11 @@ def _may_decide(argv: str) -> bool:
 
 def _value(item: str) -> object:
     """What a list's item holds: a JSON or a Python string's text (one cut off, as far as
-    it goes), a number."""
+    it goes); a literal's value; a number, as one (never a flag, a program or a store's
+    word: its value does not matter, and a long one is no `int`)."""
     quote = item[0]
     if quote != '"' and quote != "'":
-        return float(item) if "." in item else int(item)
+        return _LITERALS.get(item, 0)
     closed = len(item) > 1 and item[-1] == quote
     if quote == '"' and (content := _content(item, closed)) is not None:
         return content
@@ -88,13 +103,13 @@ def _value(item: str) -> object:
         return inner
     try:
         return str(ast.literal_eval(item))
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
         return inner
 
 
 def _quoted(shown: str, was: str, quote: str) -> str:
-    """`shown` written as the item `was` is, in its quotes (a number in the list's first
-    item's `quote`); closed if it was."""
+    """`shown` written as the item `was` is, in its quotes (a number or a literal in the
+    list's `quote`); closed if it was."""
     if was[0] == "'" or was[0] == '"':
         quote = was[0]
     if quote == "'":
@@ -106,60 +121,70 @@ def _quoted(shown: str, was: str, quote: str) -> str:
 
 
 class _Programs:
-    """Where the text names a program by a key (`'command': 'mysql'`), found once, when a
-    list named as arguments first asks."""
+    """Where the text names a program by a key (`'command': 'mysql'`), and which mapping or
+    call each place is in: read once, when a list named as arguments first asks."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._named = "arg" in text  # (`args`, `argv`, `arguments`: a list named so)
-        self._found: list[re.Match[str]] | None = None
+        self._read = False
+        self._keys: list[re.Match[str]] = []  # each program's key, in order
         self._starts: list[int] = []
+        self._brackets: list[int] = []  # where each bracket is, in order
+        self._inside: list[int] = []  # after each: where the innermost one still open opened
 
     def of(self, start: int, end: int) -> str | None:
         """The program a list from `start` to `end` gives the arguments of: named by a key
-        of the same mapping or call (`{'command': 'mysql', ..., 'args': [...]}`), before
-        the list's own key (the nearest) or after the list (the first), with nothing
-        between them but whole values of that mapping. None if the list is not named as
-        arguments."""
-        text = self.text
+        of the same mapping or call as the list's own key (`{'command': 'mysql', ...,
+        'args': [...]}`), within `_NEAR` of it, chosen as `redact` chooses (`command`
+        first). None if the list is not named as arguments, or no such key is there."""
         if not self._named:
             return None
+        text = self.text
         named = _ARGUMENTS_NAMED.search(text, max(0, start - 64), start)
         if named is None:
             return None
-        if self._found is None:
-            self._found = list(_PROGRAM.finditer(text))
-            self._starts = [found.start() for found in self._found]
-        found = self._found
-        after = bisect.bisect_left(self._starts, end)
-        for index in range(bisect.bisect_left(self._starts, named.start()) - 1, -1, -1):
-            if found[index].end() < named.start() - _NEAR:
-                break
-            if _level(text, found[index].end(), named.start()):
-                return _program(found[index])
-        for index in range(after, len(found)):
-            if found[index].start() > end + _NEAR:
-                break
-            if _level(text, end, found[index].start()):
-                return _program(found[index])
-        return None
+        if not self._read:
+            self._reading()
+        inside = self._inside_at(named.start())
+        first = bisect.bisect_left(self._starts, named.start() - _NEAR)
+        last = bisect.bisect_left(self._starts, end + _NEAR)
+        chosen: re.Match[str] | None = None
+        for key in self._keys[first:last]:
+            if key.start() >= named.start() and key.start() < end:
+                continue  # (inside the list)
+            if self._inside_at(key.start()) == inside and (
+                chosen is None or _rank(key) < _rank(chosen)
+            ):
+                chosen = key
+        if chosen is None:
+            return None
+        program = chosen["program"]
+        return str(_value(program)) if program[0] in "'\"" else program
+
+    def _reading(self) -> None:
+        text = self.text
+        self._keys = [found for found in _PROGRAM.finditer(text) if found["key"] is not None]
+        self._starts = [found.start() for found in self._keys]
+        opened: list[int] = []
+        for found in _BRACKETS.finditer(text):
+            bracket = found[0]
+            if bracket in "[({":
+                opened.append(found.start())
+            elif bracket in "])}":
+                if opened:
+                    opened.pop()
+            else:
+                continue
+            self._brackets.append(found.start())
+            self._inside.append(opened[-1] if opened else -1)
+        self._read = True
+
+    def _inside_at(self, at: int) -> int:
+        """Where the innermost bracket open at `at` opened (-1: none)."""
+        index = bisect.bisect_right(self._brackets, at) - 1
+        return self._inside[index] if index >= 0 else -1
 
 
-def _program(found: re.Match[str]) -> str:
-    value = found["program"]
-    return str(_value(value)) if value[0] in "'\"" else value
-
-
-def _level(text: str, start: int, end: int) -> bool:
-    """Whether the text from `start` to `end` opens and closes as many brackets as it
-    closes and opens, never closing one it did not open: one mapping's members."""
-    depth = 0
-    for found in _BETWEEN.finditer(text, start, end):
-        bracket = found[0]
-        if bracket in "[({":
-            depth += 1
-        elif bracket in "])}":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
+def _rank(key: re.Match[str]) -> int:
+    return _RANK[key["key"].strip(" \t:='\"")]
