@@ -67,6 +67,22 @@ def test_as_argv_and_as_argv_written_out(text: str, shown: str) -> None:
     assert redact(spawned) == {"command": argv[0], "args": shown.format(r=R).split()[1:]}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'railway variables --set "API_KEY={v}"',
+        'railway variables --set "PASSWORD={v}" -s api',
+        "railway variables --set 'API_KEY={v}' -s api",
+        'fly secrets set "DATABASE_URL={v}"',
+        'kubectl create secret generic db "--from-literal=password={v}"',
+    ],
+)
+def test_a_quoted_key_value_word_keeps_its_key(text: str) -> None:
+    """A store's `KEY=value` word in double quotes lost its key (`--set "[REDACTED]"`): a
+    string held out of the text was hidden whole, not from its value on."""
+    assert redact_text(text.format(v="hunter2-x9")) == text.format(v=R)
+
+
 def test_pulumi_secret_flag_anywhere_hides_the_value() -> None:
     """`--secret` before the name is also a secret-named flag: the name goes too (the
     flag pass's rule), the value always."""

@@ -250,10 +250,13 @@ def _stored_secrets(text: str, held: list[str]) -> str:
             continue
         words.read(len(text))
         items = [program.group(), *words.items()]
+        holding = _holding(items, held)
         substituted = len(hidden)
         for index, offset in _value_offsets(items, first, store).items():
             start, end = words.spans[index - 1]
-            if not _no_value(text[start:end], offset):
+            if index in holding:  # a JSON string held out: hidden where it is held
+                _hide_held(held, holding[index], offset)
+            elif not _no_value(text[start:end], offset):
                 _hide(hidden, text, (start, end), offset)
         if program.group().startswith("s/"):  # in sed's `s/.../.../`: a value ends at a `/`
             hidden[substituted:] = [_to_slash(text, *span) for span in hidden[substituted:]]
@@ -265,6 +268,20 @@ def _stored_secrets(text: str, held: list[str]) -> str:
             end = _here_documents(text, end, delimiters, hidden)
         at = done = max(at, end)
     return _with_hidden(text, hidden)
+
+
+def _holding(items: list[str | None], held: list[str]) -> dict[int, int]:
+    """The items that are strings `_held_strings` held out (`"\0N\0"`), by index: which
+    held string each is, the item made what it holds (`"API_KEY=X"` is a key and a value)."""
+    holding: dict[int, int] = {}
+    if not held:
+        return holding
+    for index, item in enumerate(items):
+        if item is not None and (found := _HELD.fullmatch(f'"{item}"')) is not None:
+            content = _held_content(held[int(found[1])])[0]
+            if content is not None:
+                holding[index], items[index] = int(found[1]), content
+    return holding
 
 
 def _to_slash(text: str, start: int, end: int, shown: str) -> tuple[int, int, str]:
