@@ -25,6 +25,9 @@ R = REDACTED
         (f"curl -d password=''{X} https://x", f"curl -d password=''{R} https://x"),
         (f'PASSWORD=""{X} cmd', f'PASSWORD=""{R} cmd'),
         (f"export PASSWORD=''{X}", f"export PASSWORD=''{R}"),
+        # a quote in the value, written as the shell's `'\''` (close, an escaped quote, open)
+        (f"curl -d 'password='\\''{X}' https://x", f"curl -d 'password='\\''{R}' https://x"),
+        (f"sh -c 'export TOKEN='\\''{X}'", f"sh -c 'export TOKEN='\\''{R}'"),
     ],
 )
 def test_a_value_joined_onto_the_names_closing_quote_is_hidden(text: str, shown: str) -> None:

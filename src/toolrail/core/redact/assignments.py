@@ -132,11 +132,16 @@ def _redact_assignments(text: str) -> str:
             # `['CREDENTIAL=']` (a field's path), `'password=' + pw`: so too; but a value
             # joined on by the shell (`-d 'password='X`, `'token='"X"`) is the value
             start += 1
+            if text.startswith("\\''", start):
+                start += 2  # `'\''`: a quote the value opens with, then the rest quoted
             if not _JOINED.match(text, start) or text.startswith(REDACTED, start):
                 continue
             if text.startswith("$'", start) and _closes_on_its_line(text, start + 2, "'"):
                 start += 1
             opening = text[start : start + 1]
+        if text.startswith("'\\''", start):
+            start += 3  # (within a quoted string, `sh -c 'export TOKEN='\''X'`): so too
+            opening = "'"
         tags = _TAGS_BETWEEN.match(text, start) if ":" in separator else None
         if tags is not None:  # `<b>Password:</b> X`, `<td>Password:</td><td>X</td>`
             start = tags.end()
