@@ -25,6 +25,9 @@ R = REDACTED
         (f"curl -d password=''{X} https://x", f"curl -d password=''{R} https://x"),
         (f'PASSWORD=""{X} cmd', f'PASSWORD=""{R} cmd'),
         (f"export PASSWORD=''{X}", f"export PASSWORD=''{R}"),
+        # joined onto a double quote, the words after it kept
+        (f'curl -d "password="{X} https://x', f'curl -d "password="{R} https://x'),
+        (f'curl -d "password=""{X}" y', f'curl -d "password=""{R}" y'),
         # a quote in the value, written as the shell's `'\''` (close, an escaped quote, open)
         (f"curl -d 'password='\\''{X}' https://x", f"curl -d 'password='\\''{R}' https://x"),
         (f"sh -c 'export TOKEN='\\''{X}'", f"sh -c 'export TOKEN='\\''{R}'"),
@@ -55,6 +58,7 @@ def test_the_rest_of_an_open_value_whose_start_was_hidden_goes_too(text: str) ->
         "['CREDENTIAL=']: Input should be a valid integer",
         "counts.['CREDENTIAL='][REDACTED]: Input should be a valid integer",
         "'password=' + pw",
+        'x = "password=" + pw',  # (its ` + pw` was hidden as a string cut off)
         "f('password=', x)",
         "['password='] and ['token=']",
         '{"password": "", "a": 1}',

@@ -125,12 +125,13 @@ def _redact_assignments(text: str) -> str:
         ):
             continue  # `["PASSWORD=", "x"]`: that quote ends the string the name is in
         if (
-            opening == "'"
-            and separator[:1] != "'"
-            and text[name.start("name") - 1 : name.start("name")] == "'"
+            (opening == "'" or opening == '"')
+            and separator[:1] != opening
+            and text[name.start("name") - 1 : name.start("name")] == opening
         ):
             # `['CREDENTIAL=']` (a field's path), `'password=' + pw`: so too; but a value
-            # joined on by the shell (`-d 'password='X`, `'token='"X"`) is the value
+            # joined on by the shell (`-d 'password='X`, `'token='"X"`, `"password="X`)
+            # is the value
             start += 1
             if text.startswith("\\''", start):
                 start += 2  # `'\''`: a quote the value opens with, then the rest quoted
