@@ -65,6 +65,7 @@ STAYS = [
     'foo("user", "bob")',
     'send("password" , 3)',
     "SetEnvironmentVariable($name, $value)",
+    "headers.set('Authorization', `Basic ${credentials}`);",  # a template of code
     # the second string is no value: a replacement, a pattern, a translation, a message
     's.replace("password", "passphrase")',
     're.sub("token", "***", line)',

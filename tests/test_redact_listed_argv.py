@@ -47,6 +47,10 @@ LEAKED = [
     'argv: ["pwsh", "ConvertTo-SecureString", "%s", // c\n "-AsPlainText"]',
     "command='mysql' args=[1, '-p%s']",
     "['--verbose', True, None, '--token', '%s']",
+    # a bracket in a prefixed string or a comment is none (a second review's)
+    "{'command': 'mysql', 'stdin': b'data (', 'args': ['-p%s']}",
+    '{"command": "mysql", // see (docs\n "args": ["-u", "-p%s"]',
+    "{'command': 'mysql',  # a comment (\n 'args': ['-p%s']}",
 ]
 
 

@@ -18,7 +18,6 @@ BELOW = [
     '"password":\n    "%s"',
     '{"password":\r\n  "%s"',
     'log {"token":\n  "%s"',
-    '{"password":  \n\n  "%s"',
 ]
 
 
@@ -51,3 +50,21 @@ def test_yaml_below_a_key_is_still_read_as_yaml(text: str) -> None:
     shown = redact_text(text)
     for value in (X, "a1b2c3d4", "e5f6g7h8"):
         assert value not in shown
+
+
+def test_quoted_prose_past_a_blank_line_is_no_value() -> None:
+    text = '"password":\n\n"Next paragraph, quoted" is prose.'
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("DB_PASSWORD=pa*/ss", "DB_PASSWORD=[REDACTED]"),  # a value's `*/` is its own
+        ("password=*/secret", "password=[REDACTED]"),
+        (f'{{"a": 1 /*password: {X}*/, "b": 2,}}', '{"a": 1 /*password: [REDACTED]*/, "b": 2,}'),
+        (f"/* password: {X} */", "/* password: [REDACTED] */"),
+    ],
+)
+def test_a_comments_close_ends_a_value_only_in_a_comment(text: str, shown: str) -> None:
+    assert redact_text(text) == shown

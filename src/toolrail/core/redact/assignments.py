@@ -70,9 +70,9 @@ _STRING_VALUE = re.compile(
 _BARE_VALUE = re.compile(  # not into an escaped quote (`\\` is read whole: see `_VALUE_WORD`)
     # (a terminal code whole: `x\x1b[0m`, its `[` no bracket; `_codes_start` gives it back);
     # never a table's bar (`password: | X |`: the cell rule's), nor into an element's
-    # closing tag (`<td>X</td>`) or a comment's close (`/* password: X */`)
+    # closing tag (`<td>X</td>`)
     f"(?![{_BARS}])"
-    r"(?:(?!</[A-Za-z]|\*/)[^\s\"'&,;}\[\]\\\x1b]|"
+    r"(?:(?!</[A-Za-z])[^\s\"'&,;}\[\]\\\x1b]|"
     + _TERMINAL_CODE
     + r"|\x1b|"
     + _ESCAPES_NO_QUOTE
@@ -188,6 +188,10 @@ def _redact_assignments(text: str) -> str:
                 end = _attribute_end(text, start, end)  # `<div token=X>...`
             elif tags is not None and "<" in value.group():
                 end = text.index("<", start)  # `X<br>`: markup ends it
+            if "*/" in value.group() and _in_a_comment(text, name.start()):
+                end = text.index("*/", start)  # `/* password: X */`: the comment's close
+                if end == start:
+                    continue
         else:
             continue
         parts += (text[done:start], quote, REDACTED, closed)
@@ -196,10 +200,18 @@ def _redact_assignments(text: str) -> str:
 
 
 _NO_VALUE = frozenset({"null", "None"})
-# after a JSON key's `:`, its line's end and the spaces before its value on a line below: a
-# string, a list or an object (a YAML list's `- ` below a quoted key stays YAML's)
-_JSON_BELOW = re.compile(r"[ \t]*+\r?\n[ \t\r\n]{0,256}+(?=[\"\[{])")
+# after a JSON key's `:`, its line's end and the spaces before its value on the next line:
+# a string, a list or an object (a YAML list's `- ` below a quoted key stays YAML's; past a
+# blank line, quoted prose)
+_JSON_BELOW = re.compile(r"[ \t]*+\r?\n[ \t]{0,256}+(?=[\"\[{])")
 _TAG_OPENING = re.compile(r"<[A-Za-z_][\w.:-]{0,63}+\s")
+
+
+def _in_a_comment(text: str, at: int) -> bool:
+    """Whether `at` is within a block comment (`/* ... */`) opened before it (on its line
+    or a few lines up): a `*/` in a value there closes the comment (elsewhere, a value's)."""
+    opening = text.rfind("/*", max(0, at - 1024), at)
+    return opening >= 0 and text.find("*/", opening + 2, at) < 0
 
 
 def _in_a_tag(text: str, at: int) -> bool:

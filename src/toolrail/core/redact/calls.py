@@ -54,6 +54,8 @@ def _hidden(found: re.Match[str]) -> str:
         return found.group()  # `open("/run/secrets/token", "r")`: a file's path, no name
     if found.group("object") is not None and callee != "setattr":
         return found.group()  # (any other call's first argument is no section)
+    if found.group("open") == "`" and "${" in found.group("value"):
+        return found.group()  # a template of code (`` `Basic ${credentials}` ``): no value
     section = found.group("section")
     if section is not None and callee.lower() != "set":  # no section: the first is the name
         value = (found.start("name"), found.end("name"))

@@ -68,15 +68,15 @@ _RENAMED_KEY = re.compile(r'\\u0000K(\d{20})\d++\\u0000"')
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _redacted_json(text: str) -> tuple[str, bool] | None:
+def _redacted_json(text: str) -> str | None:
     """JSON text (a document whole) redacted as `redact` redacts its data, and written as
     it was: only what the data hides is written anew, in place (`_InPlace`), so spacing,
     escapes and each number's spelling stay. Text and data agree by construction, JSON
     text held in its strings (at any depth) is read as JSON, and JSON stays JSON. JSONC
     (VS Code's `mcp.json`) is read as the JSON it is with its comments and trailing commas
-    blank (`_blanked`); whether it was is told too, for the passes to read its text then
-    (what a comment says, in its context: `"mysql", // -pX`). None for the passes to read
-    it as text: not JSON(C), or nesting deeper than `redact` (or the stack) goes."""
+    blank (`_blanked`), then each comment as text, in its line's context (`_comments_read`).
+    None for the passes to read it as text: not JSON(C), or nesting deeper than `redact`
+    (or the stack) goes."""
     escaped_surrogate = "\\ud" in text or "\\uD" in text
     source = text
     try:
@@ -105,7 +105,7 @@ def _redacted_json(text: str) -> tuple[str, bool] | None:
         return None
     if TOO_DEEP in rewritten and TOO_DEEP not in text:
         return None  # deeper than `redact` goes: the passes read it as text
-    return rewritten, text is not source
+    return rewritten if text is source else _comments_read(rewritten)
 
 
 # JSON with comments and trailing commas ("JSONC": VS Code's `settings.json` and `mcp.json`,
@@ -135,6 +135,41 @@ def _blanked(text: str) -> str:
         if parts:
             text, parts, done = "".join(parts) + text[done:], [], 0
     return text
+
+
+def _comments_read(text: str) -> str:
+    """JSONC with each comment read as text: one holding a flag after what its line says
+    before it, if that names a program whose flags' values may be secrets (256 characters at
+    most: `"mysql", // -pX`, `["sshpass", // -p X`), as the passes read a line, unless that
+    reading keeps no comment (`"token": // -note`, read as a key's value); any other
+    alone."""
+    parts: list[str] = []
+    done = 0
+    for found in _COMMENTED.finditer(text):
+        comment = found[0]
+        if comment[0] == '"':
+            continue
+        read = _policy.redact_text(comment)
+        line = text.rfind("\n", 0, found.start()) + 1
+        before = text[max(line, found.start() - _CONTEXT) : found.start()]
+        if "-" in comment and _PROGRAM_BEFORE.search(before):  # `-pX`, `-u me:X`, a store's
+            shown = _policy.redact_text(before + comment)
+            said = _policy.redact_text(before) if shown != before + comment else before
+            after = shown[len(said) :] if shown.startswith(said) else ""
+            if after.startswith(comment[:2]) and (comment[1] == "/" or after.endswith("*/")):
+                read = after
+        if read == comment:
+            continue
+        parts += (text[done : found.start()], read)
+        done = found.end()
+    return "".join(parts) + text[done:] if parts else text
+
+
+_CONTEXT = 256
+# what a comment's flag may be read after (what makes a flag's value a secret there)
+_PROGRAM_BEFORE = re.compile(
+    r"(?i)mysql|mariadb|sshpass|curl|secret|vault|login|config|env|variable|auth|set"
+)
 
 
 _SPACE = re.compile(r"[ \t\n\r]*+")
@@ -270,7 +305,9 @@ def _spaces_end(text: str, at: int) -> int:
 # an object of JSON text inside other text (after a log's prefix, in an attribute): its
 # opening, and what a scan for its closing bracket reads (JSON's strings whole)
 # (and JSONC's comments whole: a bracket or a quote in one is none; before the first key too)
-_OBJECT_OPENING = re.compile(r'\{(?:\s++|//[^\n]*+|/\*(?:[^*]|\*(?!/)){0,256}+\*/)*+"')
+_OBJECT_OPENING = re.compile(
+    r'\{(?:\s++|//[^\n]{0,256}+(?![^\n])|/\*(?:[^*]|\*(?!/)){0,256}+\*/)*+"'
+)
 _BRACKETED = re.compile(
     r'"(?:[^"\\\n]++|\\[^\n])*+"?|//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?|[\[\]{}]'
 )
@@ -311,20 +348,16 @@ def _embedded_json(text: str, may_hide: Callable[[str], bool]) -> tuple[str, lis
     while objects:
         start, end, level = objects.pop()
         written = text[start:end]
-        read = _redacted_json(written) if may_hide(written) else (written, False)
-        if read is None:
+        shown = _redacted_json(written) if may_hide(written) else written
+        if shown is None:
             if level < _RETRIED:
                 inside = _outermost_objects(text, start + 1, end - 1)
                 objects += [(first, last, level + 1) for first, last in reversed(inside)]
             continue
-        shown, commented = read
-        if commented:  # JSONC: its data redacted, its text left to the passes (comments)
-            parts += (text[done:start], shown)
-        else:
-            parts += (text[done:start], f'{{"{mark}{mark}{len(held)}{mark}"}}')
-            held.append(shown)
+        parts += (text[done:start], f'{{"{mark}{mark}{len(held)}{mark}"}}')
+        held.append(shown)
         done = end
-    return ("".join(parts) + text[done:] if parts else text), held, mark
+    return ("".join(parts) + text[done:] if held else text), held, mark
 
 
 _RETRIED = 3  # (each level reads what it holds again: linear still)

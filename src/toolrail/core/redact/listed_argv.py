@@ -17,14 +17,16 @@ from toolrail.core.redact.reading import _with_hidden
 from toolrail.core.redact.stores import _may_store
 
 _QUOTED = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+"|'(?:[^'\\\n]++|\\[^\n])*+')"""
-# a string opened in text: an apostrophe within a word opens none (`it's`)
-_OPENED = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+"|(?<!\w)'(?:[^'\\\n]++|\\[^\n])*+')"""
+# a string opened in text: an apostrophe within a word opens none (`it's`), but after a
+# string's prefix (`b'`, `rb'`) one does
+_OPENED = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+"|(?<!\w)[bBrRuUfF]{0,2}+'(?:[^'\\\n]++|\\[^\n])*+')"""
 # an item: quoted (or cut off in its quotes, at its line's end), a number or a literal
 _CUT = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+|'(?:[^'\\\n]++|\\[^\n])*+)(?=\r?\n|\Z)"""
 _LITERAL = r"(?:-?\d++(?:\.\d++)?+|true|false|null|True|False|None)(?![\w.])"
 _ITEM = re.compile(rf"{_QUOTED}|{_CUT}|{_LITERAL}")
 # between items: spaces, lines, JSONC's comments
-_COMMENT = r"//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+\*/"
+# (each read 256 characters at most: a list is looked for from every `[`)
+_COMMENT = r"//[^\n]{0,256}+(?![^\n])|/\*(?:[^*]|\*(?!/)){0,256}+\*/"
 _GAP = rf"(?:[ \t\r\n]++|{_COMMENT})*+"
 # a list of such items, a trailing comma allowed; or cut off, with the text or its line
 _LISTED = re.compile(
@@ -50,8 +52,11 @@ _PROGRAM = re.compile(
     rf"(?P<key>{_key(_PROGRAM_KEYS)})(?P<program>{_QUOTED}|[\w./-]++(?![ \t]*+[:=]))|{_OPENED}"
 )
 _RANK = {name: rank for rank, name in enumerate(_PROGRAM_KEYS)}
-# what tells which mapping (or call) a place is in: strings (read whole), brackets
-_BRACKETS = re.compile(_OPENED + r"|[\[\](){}]")
+# what tells which mapping (or call) a place is in: strings and comments (read whole: a
+# bracket in one is none), brackets
+_BRACKETS = re.compile(
+    _OPENED + r"|//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?|(?<!\S)#[^\n]*+|[\[\](){}]"
+)
 _NEAR = 512
 """How far from its list a program's key is looked for (before the list's key, after it)."""
 

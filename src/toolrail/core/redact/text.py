@@ -131,15 +131,13 @@ class _StackRanOut:
 _STACK_RAN_OUT = _StackRanOut()
 
 
-def _passes(text: str, *, as_json: bool = True) -> str:
-    """Every pass, each skipped when what it replaces cannot be in the text; `as_json`:
-    JSON text's too (whole, or objects inside the text, read as data)."""
-    if as_json and _JSON_OPENING.match(text) and (read := _redacted_json(text)) is not None:
-        as_data, commented = read  # JSONC: its text read as well, but not as JSON again
-        return _passes(as_data, as_json=False) if commented and _may_hide(as_data) else as_data
+def _passes(text: str) -> str:
+    """Every pass, each skipped when what it replaces cannot be in the text."""
+    if _JSON_OPENING.match(text) and (as_data := _redacted_json(text)) is not None:
+        return as_data
     objects: list[str] = []
     mark = ""
-    if as_json and "{" in text and _OBJECT_OPENING.search(text):
+    if "{" in text and _OBJECT_OPENING.search(text):
         text, objects, mark = _embedded_json(text, _may_hide)
     if "\n" in text and _YAML_DASHED_ITEM.search(text) is not None:
         text = _yaml_argv(text)  # (before JSON strings are held out: it reads them as YAML)
