@@ -154,3 +154,9 @@ def test_jsonc_reads_as_the_same_json_does(text: str, shown: str | None) -> None
 @pytest.mark.parametrize("unit", ['"[/* ', "{//", "[//", "{ //"])
 def test_comment_openers_everywhere_take_linear_time(unit: str) -> None:
     assert finished(partial(redact_text, "password: x\n" + unit * 300_000))
+
+
+def test_comments_on_one_long_line_take_linear_time() -> None:
+    """Each comment's line was looked back over to its start: quadratic on minified JSONC."""
+    text = "{" + '"password": 1, /* -pc mysql */ ' * 50_000 + '"z": 1,}'
+    assert finished(partial(redact_text, text))

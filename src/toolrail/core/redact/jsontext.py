@@ -139,25 +139,28 @@ def _blanked(text: str) -> str:
 
 def _comments_read(text: str) -> str:
     """JSONC with each comment read as text: one holding a flag after what its line says
-    before it, if that names a program whose flags' values may be secrets (256 characters at
+    before it, if that names a program whose flags' values may be secrets (80 characters at
     most: `"mysql", // -pX`, `["sshpass", // -p X`), as the passes read a line, unless that
     reading keeps no comment (`"token": // -note`, read as a key's value); any other
-    alone."""
+    alone. (Read with a mark between the two, a control character the text has not, which
+    tells where the comment's reading starts.)"""
     parts: list[str] = []
     done = 0
+    mark = next((mark for mark in _MARKS if mark not in text), "")
     for found in _COMMENTED.finditer(text):
         comment = found[0]
         if comment[0] == '"':
             continue
-        read = _policy.redact_text(comment)
-        line = text.rfind("\n", 0, found.start()) + 1
-        before = text[max(line, found.start() - _CONTEXT) : found.start()]
-        if "-" in comment and _PROGRAM_BEFORE.search(before):  # `-pX`, `-u me:X`, a store's
-            shown = _policy.redact_text(before + comment)
-            said = _policy.redact_text(before) if shown != before + comment else before
-            after = shown[len(said) :] if shown.startswith(said) else ""
+        read = None
+        reach = max(0, found.start() - _CONTEXT)
+        before = text[text.rfind("\n", reach, found.start()) + 1 or reach : found.start()]
+        if mark and "-" in comment and _PROGRAM_BEFORE.search(before):  # `-pX`, `-u me:X`
+            shown = _policy.redact_text(before + mark + comment)
+            after = shown.partition(mark)[2] if shown.count(mark) == 1 else ""
             if after.startswith(comment[:2]) and (comment[1] == "/" or after.endswith("*/")):
                 read = after
+        if read is None:
+            read = _policy.redact_text(comment)
         if read == comment:
             continue
         parts += (text[done : found.start()], read)
@@ -165,7 +168,7 @@ def _comments_read(text: str) -> str:
     return "".join(parts) + text[done:] if parts else text
 
 
-_CONTEXT = 256
+_CONTEXT = 80
 # what a comment's flag may be read after (what makes a flag's value a secret there)
 _PROGRAM_BEFORE = re.compile(
     r"(?i)mysql|mariadb|sshpass|curl|secret|vault|login|config|env|variable|auth|set"
