@@ -271,7 +271,7 @@ def _stored_secrets(text: str, held: list[str]) -> str:
 
 
 def _holding(items: list[str | None], held: list[str]) -> dict[int, int]:
-    """The items that are strings `_held_strings` held out (`"\0N\0"`), by index: which
+    """The items that are strings `_held_strings` held out (`"\\0N\\0"`), by index: which
     held string each is, the item made what it holds (`"API_KEY=X"` is a key and a value)."""
     holding: dict[int, int] = {}
     if not held:
