@@ -47,6 +47,10 @@ LEAKED = [
     'argv: ["pwsh", "ConvertTo-SecureString", "%s", // c\n "-AsPlainText"]',
     "command='mysql' args=[1, '-p%s']",
     "['--verbose', True, None, '--token', '%s']",
+    # a tuple, as a program's arguments
+    "{'command': 'mysql', 'args': ('-uroot', '-p%s')}",
+    "Command(program='sshpass', args=('-p', '%s', 'ssh', 'db'))",
+    "args=('mysql', '-p%s')",
     # a bracket in a prefixed string or a comment is none (a second review's)
     "{'command': 'mysql', 'stdin': b'data (', 'args': ['-p%s']}",
     '{"command": "mysql", // see (docs\n "args": ["-u", "-p%s"]',
@@ -69,6 +73,9 @@ def test_a_listed_argv_hides_its_secret(text: str) -> None:
         "['ls', '-p%s']",
         "run('mysql') and parse(['-p%s'])",
         "{'command': 'run', 'cmd': 'mysql', 'args': ['-p%s']}",  # `redact`: the program is `run`
+        "print('mysql', '-p%s')",  # a call's arguments are no argv
+        "x = ('mysql', '-p%s')",
+        "cargs=('mysql', '-p%s')",
     ],
 )
 def test_a_list_without_its_program_hides_nothing_of_it(text: str) -> None:

@@ -1,8 +1,8 @@
 """An argv written in text as a list (`["mysql", "-pX"]` after a log's prefix, a Python
 repr, a call's argument, JSONC with comments between its items), or a program given apart
-from such a list (a repr's mapping, a call's keywords, JSON cut off: `command='mysql',
-args=['-pX']`), hidden as `redact` hides the list as data (`_argv_decided`), item by item
-where each is written."""
+from such a list or a tuple (a repr's mapping, a call's keywords, JSON cut off:
+`command='mysql', args=['-pX']`), hidden as `redact` hides the list as data
+(`_argv_decided`), item by item where each is written."""
 
 from __future__ import annotations
 
@@ -28,11 +28,18 @@ _ITEM = re.compile(rf"{_QUOTED}|{_CUT}|{_LITERAL}")
 # (each read 256 characters at most: a list is looked for from every `[`)
 _COMMENT = r"//[^\n]{0,256}+(?![^\n])|/\*(?:[^*]|\*(?!/)){0,256}+\*/"
 _GAP = rf"(?:[ \t\r\n]++|{_COMMENT})*+"
-# a list of such items, a trailing comma allowed; or cut off, with the text or its line
-_LISTED = re.compile(
-    rf"\[{_GAP}(?:{_ITEM.pattern})(?:{_GAP},{_GAP}(?:{_ITEM.pattern}))*+"
-    rf"(?:{_GAP},?+{_GAP}(?:\]|\Z)|(?=\r?\n))"
-)
+
+
+def _listed(opening: str, closing: str) -> re.Pattern[str]:
+    """A list of such items, a trailing comma allowed; or cut off, with the text or its line."""
+    return re.compile(
+        rf"{opening}{_GAP}(?:{_ITEM.pattern})(?:{_GAP},{_GAP}(?:{_ITEM.pattern}))*+"
+        rf"(?:{_GAP},?+{_GAP}(?:{closing}|\Z)|(?=\r?\n))"
+    )
+
+
+_LISTED = _listed(r"\[", r"\]")
+_TUPLE = _listed(r"\(", r"\)")  # (read only as a program's arguments: `args=('-pX',)`)
 _ITEM_OR_COMMENT = re.compile(rf"{_COMMENT}|{_ITEM.pattern}")  # (a comment's quote no item's)
 _LITERALS = {"true": True, "false": False, "null": None, "True": True, "False": False}
 
@@ -44,8 +51,9 @@ def _key(names: tuple[str, ...]) -> str:
     return rf"""(?:{quoted}|(?<![\w'"])(?:{named})(?![\w'"]))[ \t]*+[:=][ \t]*+"""
 
 
-# what names a list a program's arguments, right before it (`'args': `, `args=`)
+# what names a list a program's arguments, right before it (`'args': `, `args=`); a tuple
 _ARGUMENTS_NAMED = re.compile(_key(_ARGS_ORDER) + r"\Z")
+_TUPLE_NAMED = re.compile(r"""arg(?:s|v|uments)\b['"]?+[ \t]*+[:=][ \t]*+(?=\()""")
 # a program named by a key of the mapping (or call) a list is in, its value quoted or a bare
 # word (no key itself: `cmd: command='x'`); or a string, read whole (a key in it is none)
 _PROGRAM = re.compile(
@@ -66,7 +74,12 @@ def _listed_argv(text: str) -> str:
     the mapping or call it is the arguments of (`_Programs`) first."""
     hidden: list[tuple[int, int, str]] = []
     programs = _Programs(text)
-    for listed in _LISTED.finditer(text):
+    tuples = (
+        _TUPLE.match(text, named.end())
+        for named in _TUPLE_NAMED.finditer(text)
+        if not _in_a_word(text, named.start())  # (`cargs=(`: no name of arguments)
+    )
+    for listed in [*_LISTED.finditer(text), *(found for found in tuples if found)]:
         program = programs.of(listed.start(), listed.end())
         written = text[listed.start() : listed.end()]
         if not _may_decide(written if program is None else f"{program} {written}"):
@@ -85,6 +98,20 @@ def _listed_argv(text: str) -> str:
                 start, end, _ = items[at - first]
                 hidden.append((start, end, _quoted(shown, text[start:end], quote)))
     return _with_hidden(text, hidden)
+
+
+def _in_a_word(text: str, at: int) -> bool:
+    before = text[at - 1 : at]
+    return before.isalnum() or before == "_"
+
+
+def _may_list(text: str) -> bool:
+    """Whether the text may hold a list (or a tuple named as a program's arguments)."""
+    if "'" not in text and '"' not in text:
+        return False
+    if "[" in text and _LISTED.search(text) is not None:
+        return True
+    return "(" in text and "arg" in text and _TUPLE_NAMED.search(text) is not None
 
 
 def _may_decide(argv: str) -> bool:

@@ -26,7 +26,7 @@ from toolrail.core.redact.jsontext import (
     _redacted_json,
 )
 from toolrail.core.redact.line_entries import _FLOW_KEY, _flow_entries, _flow_secret_name
-from toolrail.core.redact.listed_argv import _LISTED, _listed_argv
+from toolrail.core.redact.listed_argv import _listed_argv, _may_list
 from toolrail.core.redact.markers import REDACTED
 from toolrail.core.redact.markup import _marked_up
 from toolrail.core.redact.names import _MAY_REDACT, _SECRET_NAME, _reduced
@@ -141,7 +141,7 @@ def _passes(text: str) -> str:
         text, objects, mark = _embedded_json(text, _may_hide)
     if "\n" in text and _YAML_DASHED_ITEM.search(text) is not None:
         text = _yaml_argv(text)  # (before JSON strings are held out: it reads them as YAML)
-    if "[" in text and ("'" in text or '"' in text) and _LISTED.search(text) is not None:
+    if _may_list(text):
         text = _listed_argv(text)  # (so too)
     if "\n" in text and _names_a_secret_entry(text, _ENTRY_KEY_LINE, _yaml_secret_name):
         text = _yaml_entries(text)  # (so too)
