@@ -14,10 +14,12 @@ import orjson
 
 from toolrail.core import redact as _policy  # called back: the policy recurses
 from toolrail.core.redact.markers import TOO_DEEP
+from toolrail.core.redact.reading import _COMMENT, _SHORT_COMMENT
 from toolrail.core.redact.structures import _StructuresOf
 
 _JSON_OPENING = re.compile(r"\s*+[\[{\"]")
-_SEPARATOR = re.compile(r'"(?:[^"\\]++|\\.)*+"|[,:]( ?)')  # the first `,` or `:` not in a string
+_JSON_STRING = r'"(?:[^"\\]++|\\.)*+"'  # (read whole: what is in one is no JSON of its own)
+_SEPARATOR = re.compile(_JSON_STRING + r"|[,:]( ?)")  # the first `,` or `:` not in a string
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -111,8 +113,8 @@ def _redacted_json(text: str) -> str | None:
 # JSON with comments and trailing commas ("JSONC": VS Code's `settings.json` and `mcp.json`,
 # tsconfig), read as JSON with them blank: JSON's strings whole, a comment (one never closed
 # runs to the end), a comma before a closing bracket
-_COMMENTED = re.compile(r'"(?:[^"\\]++|\\.)*+"|//[^\n]*+|/\*.*?(?:\*/|\Z)', re.DOTALL)
-_TRAILING_COMMA = re.compile(r'"(?:[^"\\]++|\\.)*+"|,(?=[ \t\n\r]*+[}\]])')
+_COMMENTED = re.compile(_JSON_STRING + r"|//[^\n]*+|/\*.*?(?:\*/|\Z)", re.DOTALL)
+_TRAILING_COMMA = re.compile(_JSON_STRING + r"|,(?=[ \t\n\r]*+[}\]])")
 
 
 def _blanked(text: str) -> str:
@@ -152,13 +154,14 @@ def _comments_read(text: str) -> str:
         if comment[0] == '"':
             continue
         read = None
-        reach = max(0, found.start() - _CONTEXT)
-        before = text[text.rfind("\n", reach, found.start()) + 1 or reach : found.start()]
-        if mark and "-" in comment and _PROGRAM_BEFORE.search(before):  # `-pX`, `-u me:X`
-            shown = _policy.redact_text(before + mark + comment)
-            after = shown.partition(mark)[2] if shown.count(mark) == 1 else ""
-            if after.startswith(comment[:2]) and (comment[1] == "/" or after.endswith("*/")):
-                read = after
+        if mark and "-" in comment:  # a flag (`-pX`, `-u me:X`): its line's program?
+            reach = max(0, found.start() - _CONTEXT)
+            before = text[text.rfind("\n", reach, found.start()) + 1 or reach : found.start()]
+            if _PROGRAM_BEFORE.search(before):
+                shown = _policy.redact_text(before + mark + comment)
+                after = shown.partition(mark)[2] if shown.count(mark) == 1 else ""
+                if after.startswith(comment[:2]) and (comment[1] == "/" or after.endswith("*/")):
+                    read = after
         if read is None:
             read = _policy.redact_text(comment)
         if read == comment:
@@ -176,7 +179,7 @@ _PROGRAM_BEFORE = re.compile(
 
 
 _SPACE = re.compile(r"[ \t\n\r]*+")
-_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"')
+_STRING = re.compile(_JSON_STRING)
 _SCALAR = re.compile(r"[-+.\deE]++|true|false|null|NaN|-?Infinity")
 
 
@@ -308,12 +311,8 @@ def _spaces_end(text: str, at: int) -> int:
 # an object of JSON text inside other text (after a log's prefix, in an attribute): its
 # opening, and what a scan for its closing bracket reads (JSON's strings whole)
 # (and JSONC's comments whole: a bracket or a quote in one is none; before the first key too)
-_OBJECT_OPENING = re.compile(
-    r'\{(?:\s++|//[^\n]{0,256}+(?![^\n])|/\*(?:[^*]|\*(?!/)){0,256}+\*/)*+"'
-)
-_BRACKETED = re.compile(
-    r'"(?:[^"\\\n]++|\\[^\n])*+"?|//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?|[\[\]{}]'
-)
+_OBJECT_OPENING = re.compile(rf'\{{(?:\s++|{_SHORT_COMMENT})*+"')
+_BRACKETED = re.compile(rf'"(?:[^"\\\n]++|\\[^\n])*+"?|{_COMMENT}|[\[\]{{}}]')
 # what marks an object `_embedded_json` holds out: a control character the text has not
 # (the strings `held` holds out are marked with NUL)
 _MARKS = "\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11"

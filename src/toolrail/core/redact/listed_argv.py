@@ -13,7 +13,7 @@ import re
 
 from toolrail.core.redact.argv import _ARGS_ORDER, _PROGRAM_KEYS, _argv_decided
 from toolrail.core.redact.held import _content
-from toolrail.core.redact.reading import _with_hidden
+from toolrail.core.redact.reading import _COMMENT, _SHORT_COMMENT, _with_hidden
 from toolrail.core.redact.stores import _may_store
 
 _QUOTED = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+"|'(?:[^'\\\n]++|\\[^\n])*+')"""
@@ -24,10 +24,8 @@ _OPENED = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+"|(?<!\w)[bBrRuUfF]{0,2}+'(?:[^'\\\n]+
 _CUT = r"""(?:"(?:[^"\\\n]++|\\[^\n])*+|'(?:[^'\\\n]++|\\[^\n])*+)(?=\r?\n|\Z)"""
 _LITERAL = r"(?:-?\d++(?:\.\d++)?+|true|false|null|True|False|None)(?![\w.])"
 _ITEM = re.compile(rf"{_QUOTED}|{_CUT}|{_LITERAL}")
-# between items: spaces, lines, JSONC's comments
-# (each read 256 characters at most: a list is looked for from every `[`)
-_COMMENT = r"//[^\n]{0,256}+(?![^\n])|/\*(?:[^*]|\*(?!/)){0,256}+\*/"
-_GAP = rf"(?:[ \t\r\n]++|{_COMMENT})*+"
+# between items: spaces, lines, JSONC's comments (short: a list is looked for from every `[`)
+_GAP = rf"(?:[ \t\r\n]++|{_SHORT_COMMENT})*+"
 
 
 def _listed(opening: str, closing: str) -> re.Pattern[str]:
@@ -40,7 +38,7 @@ def _listed(opening: str, closing: str) -> re.Pattern[str]:
 
 _LISTED = _listed(r"\[", r"\]")
 _TUPLE = _listed(r"\(", r"\)")  # (read only as a program's arguments: `args=('-pX',)`)
-_ITEM_OR_COMMENT = re.compile(rf"{_COMMENT}|{_ITEM.pattern}")  # (a comment's quote no item's)
+_ITEM_OR_COMMENT = re.compile(rf"{_SHORT_COMMENT}|{_ITEM.pattern}")  # (a comment's quote no item's)
 _LITERALS = {"true": True, "false": False, "null": None, "True": True, "False": False}
 
 
@@ -62,9 +60,7 @@ _PROGRAM = re.compile(
 _RANK = {name: rank for rank, name in enumerate(_PROGRAM_KEYS)}
 # what tells which mapping (or call) a place is in: strings and comments (read whole: a
 # bracket in one is none), brackets
-_BRACKETS = re.compile(
-    _OPENED + r"|//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?|(?<!\S)#[^\n]*+|[\[\](){}]"
-)
+_BRACKETS = re.compile(rf"{_OPENED}|{_COMMENT}|(?<!\S)#[^\n]*+|[\[\](){{}}]")
 _NEAR = 512
 """How far from its list a program's key is looked for (before the list's key, after it)."""
 

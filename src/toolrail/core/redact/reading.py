@@ -20,6 +20,11 @@ _ESC = r"(?:\x1b|\\{1,2}(?:u001[bB]|x1[bB]|033))"
 # a table's bar between cells: ASCII's, and a box-drawing table's (`│ password │ X │`)
 _BARS = "|│┃║"
 _SP_OR_CODE = "(?:" + _SP + "|" + _TERMINAL_CODE + ")"  # (no code opens with a space)
+# a JSONC (or JavaScript) comment read whole, so a bracket or a quote in one is none: to its
+# line's end, or its `*/` (one never closed runs to the end); and one read where a structure
+# is looked for from every bracket, 256 characters at most and closed (linear however many)
+_COMMENT = r"//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?"
+_SHORT_COMMENT = r"//[^\n]{0,256}+(?![^\n])|/\*(?:[^*]|\*(?!/)){0,256}+\*/"
 # the quotes other than `"` and `'` a value is written in (a word processor's, CJK corner
 # brackets, guillemets, full-width ones), each opening one and what closes it
 _QUOTE_PAIRS = {
